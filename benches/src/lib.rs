@@ -1,0 +1,1 @@
+//! Shared helpers for strata's Criterion benchmarks (the benchmarks live in `benches/`).
