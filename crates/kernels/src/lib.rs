@@ -1,9 +1,14 @@
 //! # strata-kernels: the algorithms
 //!
 //! Strided iteration, every op family, dot_general planning and plan caches. Kernels are
-//! free functions that receive the parallelism they may use ([`Parallelism`]) explicitly.
+//! free functions that receive the resources they may use ([`KernelContext`]: the
+//! parallelism, and the domain's pool) explicitly.
 #![deny(missing_docs)]
 
+#[allow(dead_code)]
+mod alloc;
+mod context;
 mod par;
 
+pub use context::KernelContext;
 pub use par::Parallelism;
