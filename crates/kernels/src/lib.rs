@@ -10,5 +10,14 @@ mod alloc;
 mod context;
 mod par;
 
+pub mod analytic;
+pub mod contraction;
+pub mod elementwise;
+pub mod fusion;
+pub mod indexing;
+pub mod reduction;
+pub mod strided;
+pub mod structural;
+
 pub use context::KernelContext;
 pub use par::Parallelism;

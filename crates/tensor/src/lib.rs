@@ -29,6 +29,8 @@
 #![deny(missing_docs)]
 
 mod access;
+mod cache_stats;
+pub mod config;
 mod dtype;
 mod error;
 mod layout;
@@ -38,6 +40,7 @@ mod tensor;
 mod view;
 
 pub use access::{TensorRead, TensorWrite};
+pub use cache_stats::CacheStats;
 pub use dtype::DType;
 pub use error::{BoxedSource, Error, ErrorKind, Result};
 pub use layout::Layout;

@@ -1,0 +1,1 @@
+//! analytic kernels (being written).

@@ -1,0 +1,1 @@
+//! contraction kernels (being written).

@@ -1,0 +1,1 @@
+//! fusion kernels (being written).

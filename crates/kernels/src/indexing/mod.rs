@@ -1,0 +1,1 @@
+//! indexing kernels (being written).

@@ -1,0 +1,1 @@
+//! reduction kernels (being written).

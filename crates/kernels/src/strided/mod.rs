@@ -1,0 +1,1 @@
+//! strided kernels (being written).

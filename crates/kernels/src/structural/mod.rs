@@ -1,0 +1,1 @@
+//! structural kernels (being written).

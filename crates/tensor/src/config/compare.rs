@@ -1,0 +1,1 @@
+//! Config: compare (being written).

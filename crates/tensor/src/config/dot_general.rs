@@ -1,0 +1,1 @@
+//! Config: dot_general (being written).

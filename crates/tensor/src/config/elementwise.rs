@@ -1,0 +1,1 @@
+//! Config: elementwise (being written).

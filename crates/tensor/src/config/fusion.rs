@@ -1,0 +1,1 @@
+//! Config: fusion (being written).

@@ -1,0 +1,1 @@
+//! Config: grouped_gemm (being written).
