@@ -49,6 +49,7 @@ mod fallback;
 mod files;
 #[cfg(feature = "hwloc")]
 mod hwloc;
+mod json;
 mod quota;
 mod source;
 mod synthetic;
