@@ -231,7 +231,11 @@ fn example_prints_fixture_in_both_forms() {
     let example = exe
         .parent()
         .and_then(|deps| deps.parent())
-        .map(|profile| profile.join("examples").join("topology"))
+        .map(|profile| {
+            profile
+                .join("examples")
+                .join(format!("topology{}", std::env::consts::EXE_SUFFIX))
+        })
         .unwrap();
     assert!(
         example.exists(),
