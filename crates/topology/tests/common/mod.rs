@@ -1,5 +1,6 @@
 //! Fake machines for tests: copies of the fixture folders in a temporary directory that
-//! a test may edit (never the live system), removed on drop.
+//! a test may edit (never the live system), removed on drop. Copies share unchanged files
+//! with the fixtures through hard links; edits replace files instead of writing into them.
 
 #![allow(dead_code)] // Each test binary uses a different part.
 
@@ -29,7 +30,9 @@ impl TempMachine {
     /// Copies fixture `name` into a fresh temporary folder.
     pub fn copy_of(name: &str) -> TempMachine {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let root = std::env::temp_dir().join(format!(
+        // Under the target folder: same filesystem as the fixtures, so files can be hard
+        // links (cheap), and never near the live system's files.
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
             "strata-topology-{}-{}-{name}",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
@@ -47,6 +50,10 @@ impl TempMachine {
     pub fn write(&self, rel: &str, text: &str) -> &Self {
         let path = self.root.join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        // The file may be a hard link to the committed fixture: replace, never truncate.
+        if path.is_file() {
+            std::fs::remove_file(&path).unwrap();
+        }
         std::fs::write(path, text).unwrap();
         self
     }
@@ -89,7 +96,7 @@ fn copy_dir(from: &Path, to: &Path) {
         let target = to.join(entry.file_name());
         if entry.file_type().unwrap().is_dir() {
             copy_dir(&entry.path(), &target);
-        } else {
+        } else if std::fs::hard_link(entry.path(), &target).is_err() {
             std::fs::copy(entry.path(), target).unwrap();
         }
     }
