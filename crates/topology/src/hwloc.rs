@@ -90,6 +90,7 @@ impl TopologySource for HwlocSource {
         let mut desc = MachineDescription::new(affinity, source);
         desc.online = Some(bitmap_to_set(&*topology.cpuset(), "hwloc topology cpuset")?);
         desc.quota = quota;
+        desc.pinnable = self.input == HwlocInput::Live;
 
         for node in topology.objects_with_type(ObjectType::NUMANode) {
             let id = os_index(node, "NUMA node")?;

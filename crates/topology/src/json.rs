@@ -10,7 +10,7 @@ impl CpuTopology {
     /// One JSON object describing the topology, with `default_thread_budget` as given
     /// (usually [`CpuTopology::default_thread_budget`]).
     ///
-    /// Keys: `source` (string), `allowed_cpus` (ints), `nodes` (objects with `id` and
+    /// Keys: `source` (string), `pinnable` (bool), `allowed_cpus` (ints), `nodes` (objects with `id` and
     /// `cpus`), `cores` (lists of SMT sibling ids), `llc_groups` (objects with `level`,
     /// `size_bytes` (int or null) and `cpus`), `distances` (matrix in the order of `nodes`,
     /// or null), `cpu_quota` (CPUs as a number, or null), `cpu_quota_us` and
@@ -27,7 +27,12 @@ impl CpuTopology {
     pub fn to_json(&self, default_thread_budget: NonZeroUsize) -> String {
         let mut out = String::from("{");
         // Writing to a String cannot fail.
-        let _ = write!(out, "\"source\":{}", json_string(self.source()));
+        let _ = write!(
+            out,
+            "\"source\":{},\"pinnable\":{}",
+            json_string(self.source()),
+            self.is_pinnable()
+        );
         let _ = write!(out, ",\"allowed_cpus\":{}", ids(self.allowed_cpus()));
         let nodes: Vec<String> = self
             .nodes()
@@ -139,7 +144,7 @@ mod tests {
         let json = topo.to_json(NonZeroUsize::new(3).unwrap());
         // CPU numbering: thread t of core 0 on node n is t * 2 + n.
         let expected = concat!(
-            r#"{"source":"synthetic","allowed_cpus":[0,1,2,3],"#,
+            r#"{"source":"synthetic","pinnable":false,"allowed_cpus":[0,1,2,3],"#,
             r#""nodes":[{"id":0,"cpus":[0,2]},{"id":1,"cpus":[1,3]}],"#,
             r#""cores":[[0,2],[1,3]],"#,
             r#""llc_groups":[{"level":3,"size_bytes":null,"cpus":[0,2]},{"level":3,"size_bytes":null,"cpus":[1,3]}],"#,

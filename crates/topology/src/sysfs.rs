@@ -121,6 +121,7 @@ impl TopologySource for SysfsSource {
         desc.cores = cores;
         desc.last_level_caches = last_level_caches;
         desc.quota = quota;
+        desc.pinnable = self.affinity == AffinityOrigin::Scheduler;
         Ok(desc)
     }
 }

@@ -18,6 +18,7 @@ fn node(id: u32, list: &str) -> NodeDescription {
 fn synthetic_two_nodes_four_cores_two_threads() {
     let topo = SyntheticTopology::new(2, 4, 2).unwrap().load().unwrap();
     assert_eq!(topo.source(), "synthetic");
+    assert!(!topo.is_pinnable());
     assert_eq!(topo.allowed_cpus(), &cpus("0-15"));
     // Independent enumeration of the documented numbering: thread t of core c on node n
     // is t * 8 + n * 4 + c.
@@ -182,6 +183,7 @@ fn parallelism_source_is_all_allowed_one_node() {
     assert_eq!(topo.allowed_cpus().first(), CpuId(0));
     assert_eq!(topo.nodes().len(), 1);
     assert_eq!(topo.source(), "available_parallelism");
+    assert!(!topo.is_pinnable());
     assert_eq!(topo.cpu_quota(), None);
 }
 

@@ -20,6 +20,7 @@ fn node_lists(topo: &strata_topology::CpuTopology) -> Vec<(u32, String)> {
 fn two_nodes_of_four_cpus_with_smt_pairs() {
     let topo = load_fixture("two-nodes-smt").unwrap();
     assert_eq!(topo.source(), "fixture");
+    assert!(!topo.is_pinnable(), "fixture ids are not this machine's");
     assert_eq!(topo.allowed_cpus(), &cpus("0-7"));
     assert_eq!(
         node_lists(&topo),

@@ -24,6 +24,7 @@ fn loads_two_packages_two_numa_nodes_from_xml() {
         .load()
         .unwrap();
     assert_eq!(topo.source(), "hwloc-xml");
+    assert!(!topo.is_pinnable());
     assert_eq!(topo.allowed_cpus(), &cpus("0-3"));
     let nodes: Vec<(NumaNodeId, CpuSet)> = topo
         .nodes()
@@ -90,6 +91,7 @@ fn agrees_with_sysfs_on_the_live_machine() {
     let hw = HwlocSource::live().load().unwrap();
     let fs = SysfsSource::live().load().unwrap();
     assert_eq!(hw.source(), "hwloc");
+    assert!(hw.is_pinnable());
     assert_eq!(hw.allowed_cpus(), fs.allowed_cpus());
     assert_eq!(hw.nodes(), fs.nodes());
     let core_sets = |t: &strata_topology::CpuTopology| -> Vec<CpuSet> {

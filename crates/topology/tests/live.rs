@@ -127,6 +127,7 @@ fn live_and_fixture_sources_agree_on_the_live_files() {
     // scheduler; the rest must be identical.
     let live = SysfsSource::live().load().unwrap();
     let as_fixture = SysfsSource::fixture("/").load().unwrap();
+    assert!(live.is_pinnable() && !as_fixture.is_pinnable());
     assert_eq!(live.allowed_cpus(), as_fixture.allowed_cpus());
     assert_eq!(live.nodes(), as_fixture.nodes());
     assert_eq!(live.cores(), as_fixture.cores());
