@@ -6,7 +6,9 @@
 
 use std::process::ExitCode;
 
-use strata_topology::{SysfsSource, TopologyError, TopologySource};
+use strata_topology::{SysfsSource, TopologySource};
+
+const USAGE: &str = "usage: topology [--json] [--fixture DIR] [--hwloc (feature hwloc)]";
 
 fn main() -> ExitCode {
     match run() {
@@ -18,7 +20,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run() -> Result<(), TopologyError> {
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut json = false;
     let mut source: Box<dyn TopologySource> = strata_topology::live_source();
     let mut args = std::env::args().skip(1);
@@ -26,19 +28,12 @@ fn run() -> Result<(), TopologyError> {
         match arg.as_str() {
             "--json" => json = true,
             "--fixture" => {
-                let dir = args.next().ok_or(TopologyError::Unsupported {
-                    what: "--fixture needs a folder",
-                })?;
+                let dir = args.next().ok_or(USAGE)?;
                 source = Box::new(SysfsSource::fixture(dir));
             }
             #[cfg(feature = "hwloc")]
             "--hwloc" => source = Box::new(strata_topology::HwlocSource::live()),
-            _ => {
-                eprintln!("usage: topology [--json] [--fixture DIR] [--hwloc]");
-                return Err(TopologyError::Unsupported {
-                    what: "unknown command-line argument",
-                });
-            }
+            other => return Err(format!("unknown argument `{other}`; {USAGE}").into()),
         }
     }
     let topo = source.load()?;
