@@ -136,22 +136,22 @@ impl CpuTopology {
         }
 
         let node_cpus = CpuSet::new(owner.keys().copied()).ok();
-        let mut machine = match (&node_cpus, &desc.online) {
-            (Some(nodes), _) => nodes.clone(),
-            (None, Some(online)) => online.clone(),
-            (None, None) => desc.affinity.clone(),
+        let described_cpus = node_cpus
+            .clone()
+            .or_else(|| desc.online.clone())
+            .unwrap_or_else(|| desc.affinity.clone());
+        // Offline CPUs may still be listed by their node; they are not usable.
+        let machine = match &desc.online {
+            Some(online) => described_cpus.intersection(online),
+            None => Some(described_cpus),
         };
-        if let (Some(_), Some(online)) = (&node_cpus, &desc.online) {
-            // Offline CPUs may still be listed by their node; they are not usable.
-            machine = machine.intersection(online).unwrap_or(machine);
-        }
-        let allowed =
-            desc.affinity
-                .intersection(&machine)
-                .ok_or_else(|| TopologyError::NoAllowedCpus {
-                    allowed: desc.affinity.to_string(),
-                    present: machine.to_string(),
-                })?;
+        let allowed = machine
+            .as_ref()
+            .and_then(|m| desc.affinity.intersection(m))
+            .ok_or_else(|| TopologyError::NoAllowedCpus {
+                allowed: desc.affinity.to_string(),
+                present: machine.map_or_else(|| "no online CPU".to_string(), |m| m.to_string()),
+            })?;
 
         let nodes: Vec<CpuNode> = if node_cpus.is_none() {
             vec![CpuNode {

@@ -122,6 +122,14 @@ fn description_errors() {
         Err(TopologyError::OverlappingNodes { cpu: CpuId(2), .. })
     ));
 
+    // Node CPUs that are all offline.
+    let mut d = base();
+    d.online = Some(cpus("8-9"));
+    assert!(matches!(
+        CpuTopology::from_description(d),
+        Err(TopologyError::NoAllowedCpus { .. })
+    ));
+
     // A distance table that misses a pair.
     let mut d = base();
     d.nodes[0].distances = vec![(NumaNodeId(0), 10), (NumaNodeId(1), 20)];
