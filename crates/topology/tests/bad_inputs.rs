@@ -37,10 +37,23 @@ fn expect_invalid_quota(machine: &TempMachine, suffix: &str) {
 }
 
 #[test]
-fn missing_online_file() {
+fn missing_online_file_means_every_affinity_cpu_is_online() {
     let m = TempMachine::copy_of("two-nodes-smt");
     m.remove("sys/devices/system/cpu/online");
-    expect_io(&m, "sys/devices/system/cpu/online");
+    m.write("proc/self/status", "Cpus_allowed_list:\t2-5\n");
+    let topo = m.load().unwrap();
+    assert_eq!(topo.allowed_cpus(), &common::cpus("2-5"));
+    assert_eq!(topo.nodes().len(), 2);
+}
+
+#[test]
+fn no_sysfs_at_all_is_one_node_of_the_affinity() {
+    let m = TempMachine::copy_of("no-node-folders");
+    m.remove("sys");
+    let topo = m.load().unwrap();
+    assert_eq!(topo.allowed_cpus(), &common::cpus("0-3"));
+    assert_eq!(topo.nodes().len(), 1);
+    assert_eq!(topo.cores().len(), 4);
 }
 
 #[test]
