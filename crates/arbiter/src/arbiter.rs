@@ -11,9 +11,9 @@ use strata_topology::CpuSet;
 use crate::error::{AdmissionError, OwnerKind};
 use crate::fairness::{Claim, GATE_OPEN, WaitQueue, release_prefix};
 use crate::owner::{self, Owner};
-use crate::permit::ResourcePermit;
+use crate::permit::{Held, ResourcePermit};
 use crate::request::{AdmissionRequest, WaitPolicy};
-use crate::slots::{HELD, LEAD, SlotTable};
+use crate::slots::{HELD, LEAD, SlotTable, WAITING};
 use crate::stats::AdmissionStats;
 
 /// The gate word alone on its cache line: every fast path reads it, the slow path rarely
@@ -206,7 +206,12 @@ impl ResourceArbiter {
         match self.admit_unowned(op, request, wait) {
             Ok(()) => {
                 owner::thread_insert(self.id);
-                Ok(ResourcePermit::new(self, request.clone(), token))
+                let held = match request {
+                    AdmissionRequest::Cpus(set) if set.len() == 1 => Held::Cpu(set.first()),
+                    AdmissionRequest::Cpus(set) => Held::Cpus(set.clone()),
+                    AdmissionRequest::Exclusive => Held::Exclusive,
+                };
+                Ok(ResourcePermit::new(self, held, token))
             }
             Err(error) => {
                 if let Some(token) = token {
@@ -344,23 +349,30 @@ impl ResourceArbiter {
         }
     }
 
-    /// Gives back what `request` held; called once per permit, from its `Drop`.
-    pub(crate) fn release(&self, request: &AdmissionRequest) {
-        match request {
-            AdmissionRequest::Cpus(set) => {
-                let had_waiter = release_prefix(&self.slots, set, set.len());
-                // We cleared our slots and then read the gate; an exclusive request closes
-                // the gate and then reads the slots: one of us sees the other.
-                if had_waiter || self.gate.0.load(Ordering::SeqCst) != GATE_OPEN {
-                    self.queue.lock().admit(&self.slots, &self.gate.0);
-                }
+    /// Gives back what a permit held; called once per permit, from its `Drop`.
+    pub(crate) fn release(&self, held: &Held) {
+        let had_waiter = match held {
+            Held::Cpu(cpu) => {
+                let previous = self
+                    .slots
+                    .slot(*cpu)
+                    .state
+                    .fetch_and(!(HELD | LEAD), Ordering::SeqCst);
+                previous & WAITING != 0
             }
-            AdmissionRequest::Exclusive => {
+            Held::Cpus(set) => release_prefix(&self.slots, set, set.len()),
+            Held::Exclusive => {
                 let mut queue = self.queue.lock();
                 queue.exclusive_held = false;
                 queue.publish_gate(&self.gate.0);
                 queue.admit(&self.slots, &self.gate.0);
+                return;
             }
+        };
+        // We cleared our slots and then read the gate; an exclusive request closes the
+        // gate and then reads the slots: one of us sees the other.
+        if had_waiter || self.gate.0.load(Ordering::SeqCst) != GATE_OPEN {
+            self.queue.lock().admit(&self.slots, &self.gate.0);
         }
     }
 

@@ -12,7 +12,7 @@
 //! those are only correct in a single total order.
 
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 
 use strata_topology::CpuId;
 
@@ -48,6 +48,9 @@ struct Chunk {
 /// The slots of every CPU id, allocated on first use.
 pub(crate) struct SlotTable {
     chunks: Box<[AtomicPtr<Chunk>]>,
+    /// One past the highest chunk index ever published, so scans skip the empty tail.
+    /// Raised (SeqCst) after publishing and before any slot of the chunk is claimed.
+    scan_end: AtomicUsize,
 }
 
 impl SlotTable {
@@ -56,6 +59,7 @@ impl SlotTable {
             chunks: (0..CHUNKS)
                 .map(|_| AtomicPtr::new(ptr::null_mut()))
                 .collect(),
+            scan_end: AtomicUsize::new(0),
         }
     }
 
@@ -73,6 +77,11 @@ impl SlotTable {
         let cell = &self.chunks[chunk_index];
         let existing = cell.load(Ordering::SeqCst);
         if !existing.is_null() {
+            // The publisher may not have raised `scan_end` yet; whoever claims a slot of
+            // this chunk first makes sure it is raised (a plain load when it already is).
+            if self.scan_end.load(Ordering::SeqCst) <= chunk_index {
+                self.scan_end.fetch_max(chunk_index + 1, Ordering::SeqCst);
+            }
             // SAFETY: a non-null pointer in the table came from `Box::into_raw` below and is
             // freed only in `Drop`, which cannot run while `&self` is borrowed.
             return unsafe { &*existing };
@@ -81,11 +90,16 @@ impl SlotTable {
             slots: std::array::from_fn(|_| CpuSlot::default()),
         }));
         match cell.compare_exchange(ptr::null_mut(), fresh, Ordering::SeqCst, Ordering::SeqCst) {
-            // SAFETY: we just published `fresh`; it lives until `Drop` as argued above.
-            Ok(_) => unsafe { &*fresh },
+            Ok(_) => {
+                self.scan_end.fetch_max(chunk_index + 1, Ordering::SeqCst);
+                // SAFETY: we just published `fresh`; it lives until `Drop` as argued above.
+                unsafe { &*fresh }
+            }
             Err(winner) => {
                 // SAFETY: `fresh` was never published, so this thread owns it alone.
                 drop(unsafe { Box::from_raw(fresh) });
+                // As above: the winner may not have raised `scan_end` yet.
+                self.scan_end.fetch_max(chunk_index + 1, Ordering::SeqCst);
                 // SAFETY: `winner` is a published chunk, valid until `Drop`.
                 unsafe { &*winner }
             }
@@ -94,7 +108,8 @@ impl SlotTable {
 
     /// Calls `visit` on every slot allocated so far.
     pub(crate) fn for_each_allocated(&self, mut visit: impl FnMut(&CpuSlot)) {
-        for cell in self.chunks.iter() {
+        let end = self.scan_end.load(Ordering::SeqCst);
+        for cell in self.chunks[..end].iter() {
             let chunk = cell.load(Ordering::SeqCst);
             if chunk.is_null() {
                 continue;

@@ -16,13 +16,14 @@ fn disjoint_sets_coexist() {
     std::thread::scope(|s| {
         s.spawn(|| {
             let other = arbiter.acquire_timeout(&cpus("2-3,8"), PATIENCE).unwrap();
-            assert_eq!(other.cpus().unwrap().to_string(), "2-3,8");
+            assert_eq!(other.cpu_ids(), [CpuId(2), CpuId(3), CpuId(8)]);
+            assert!(other.covers(CpuId(8)) && !other.covers(CpuId(0)));
             assert_eq!(arbiter.stats().holders, 2);
         })
         .join()
         .unwrap();
     });
-    assert_eq!(held.cpus().unwrap().to_string(), "0-1");
+    assert_eq!(held.cpu_ids(), [CpuId(0), CpuId(1)]);
     let stats = arbiter.stats();
     assert_eq!(stats.grants, 2);
     assert_eq!(stats.immediate_grants, 2);
@@ -133,7 +134,8 @@ fn exclusive_waits_for_sets_and_blocks_younger_sets() {
             let permit = arbiter
                 .acquire_timeout(&AdmissionRequest::Exclusive, PATIENCE)
                 .unwrap();
-            assert!(permit.is_exclusive() && permit.cpus().is_none());
+            assert!(permit.is_exclusive() && permit.cpu_ids().is_empty());
+            assert!(permit.covers(CpuId(1234)));
             exclusive_tx.send(()).unwrap();
             expect_msg(&release_rx, "release order for the exclusive permit");
         });
