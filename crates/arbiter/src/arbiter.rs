@@ -185,7 +185,7 @@ impl ResourceArbiter {
         // A permit never leaves the thread that acquired it (`ResourcePermit` is !Send), so
         // the thread's record covers token-owned permits too: a thread never waits on a
         // permit it holds itself, whoever it holds it for.
-        if owner::thread_holds(self.id) {
+        if !owner::thread_try_mark(self.id) {
             return Err(AdmissionError::ReEntrant {
                 op,
                 owner: OwnerKind::CurrentThread,
@@ -195,6 +195,7 @@ impl ResourceArbiter {
             Owner::CurrentThread => None,
             Owner::Token(token) => {
                 if !token.try_mark(self.id) {
+                    owner::thread_remove(self.id);
                     return Err(AdmissionError::ReEntrant {
                         op,
                         owner: OwnerKind::Token,
@@ -205,7 +206,6 @@ impl ResourceArbiter {
         };
         match self.admit_unowned(op, request, wait) {
             Ok(()) => {
-                owner::thread_insert(self.id);
                 let held = match request {
                     AdmissionRequest::Cpus(set) if set.len() == 1 => Held::Cpu(set.first()),
                     AdmissionRequest::Cpus(set) => Held::Cpus(set.clone()),
@@ -214,6 +214,7 @@ impl ResourceArbiter {
                 Ok(ResourcePermit::new(self, held, token))
             }
             Err(error) => {
+                owner::thread_remove(self.id);
                 if let Some(token) = token {
                     token.unmark(self.id);
                 }
