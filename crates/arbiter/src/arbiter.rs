@@ -69,6 +69,7 @@ impl ResourceArbiter {
     ///
     /// Errors: [`AdmissionError::ReEntrant`] if the thread already holds a permit of this
     /// arbiter; [`AdmissionError::CpuIdTooLarge`] for ids above `CpuId::MAX`.
+    #[inline]
     pub fn acquire(
         &self,
         request: &AdmissionRequest,
@@ -86,6 +87,7 @@ impl ResourceArbiter {
     /// A request that overlaps an older waiting request is refused even if its CPUs are
     /// free at this instant (the waiter comes first). Under concurrent admission of
     /// overlapping requests, a refusal may reflect a claim that was being rolled back.
+    #[inline]
     pub fn try_acquire(
         &self,
         request: &AdmissionRequest,
@@ -101,6 +103,7 @@ impl ResourceArbiter {
     /// Waits at most `timeout` for `request`, else [`AdmissionError::TimedOut`].
     ///
     /// A zero timeout never waits (see [`WaitPolicy::Timeout`]).
+    #[inline]
     pub fn acquire_timeout(
         &self,
         request: &AdmissionRequest,
@@ -140,6 +143,7 @@ impl ResourceArbiter {
     /// drop(permit);
     /// # Ok::<(), AdmissionError>(())
     /// ```
+    #[inline]
     pub fn admit<'a>(
         &'a self,
         request: &AdmissionRequest,
@@ -174,6 +178,7 @@ impl ResourceArbiter {
         }
     }
 
+    #[inline]
     fn admit_as<'a>(
         &'a self,
         op: &'static str,
@@ -267,6 +272,7 @@ impl ResourceArbiter {
     ///
     /// On failure, returns whether the queue must run an admission pass because a claim
     /// was rolled back that a waiter may have observed.
+    #[inline]
     fn claim_fast(&self, set: &CpuSet) -> Result<(), bool> {
         let gate = &self.gate.0;
         if gate.load(Ordering::SeqCst) != GATE_OPEN {
@@ -351,6 +357,7 @@ impl ResourceArbiter {
     }
 
     /// Gives back what a permit held; called once per permit, from its `Drop`.
+    #[inline]
     pub(crate) fn release(&self, held: &Held) {
         let had_waiter = match held {
             Held::Cpu(cpu) => {

@@ -30,10 +30,12 @@ impl HeldArbiters {
         }
     }
 
+    #[inline]
     pub(crate) fn contains(&self, arbiter: u64) -> bool {
         self.inline[..self.inline_len].contains(&arbiter) || self.overflow.contains(&arbiter)
     }
 
+    #[inline]
     pub(crate) fn insert(&mut self, arbiter: u64) {
         if self.inline_len < INLINE {
             self.inline[self.inline_len] = arbiter;
@@ -43,6 +45,7 @@ impl HeldArbiters {
         }
     }
 
+    #[inline]
     pub(crate) fn remove(&mut self, arbiter: u64) {
         if let Some(i) = self.inline[..self.inline_len]
             .iter()

@@ -99,6 +99,7 @@ impl<'a> ResourcePermit<'a> {
 }
 
 impl Drop for ResourcePermit<'_> {
+    #[inline]
     fn drop(&mut self) {
         // Forget the owner first: in between, a second request by the same owner waits
         // briefly instead of being refused as re-entrant.
