@@ -42,8 +42,8 @@ fn overlapping_request_waits_for_release() {
             granted_tx.send(()).unwrap();
             drop(permit);
         });
+        wait_until(|| arbiter.stats().waiting == 1);
         expect_silence(&granted_rx, "overlapping request admitted while 1 is held");
-        assert_eq!(arbiter.stats().waiting, 1);
         drop(held);
         expect_msg(&granted_rx, "overlapping request after release");
     });
@@ -287,12 +287,12 @@ fn timeout_expires_and_leaving_the_queue_unblocks_younger_requests() {
     let (younger_tx, younger_rx) = channel();
     std::thread::scope(|s| {
         s.spawn(|| {
-            let older = arbiter.acquire_timeout(&cpus("0-1"), Duration::from_millis(150));
+            let older = arbiter.acquire_timeout(&cpus("0-1"), Duration::from_millis(500));
             assert_eq!(
                 older.map(drop),
                 Err(AdmissionError::TimedOut {
                     op: "ResourceArbiter::acquire_timeout",
-                    timeout: Duration::from_millis(150),
+                    timeout: Duration::from_millis(500),
                 })
             );
         });
