@@ -20,6 +20,18 @@ fn retained_vs_fresh(c: &mut Criterion) {
             black_box(&loan);
         })
     });
+    // The floor the hot path is built from: two uncontended lock/unlock pairs (acquire
+    // and release each take the pool lock once) and one Arc clone/drop (the loan's
+    // handle on the pool). Measured in the same run to calibrate a loaded machine.
+    let floor = std::sync::Arc::new(std::sync::Mutex::new(0u64));
+    g.bench_function("floor_two_mutex_pairs_and_arc_clone", |b| {
+        b.iter(|| {
+            let handle = std::sync::Arc::clone(black_box(&floor));
+            *handle.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+            *floor.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+            black_box(handle);
+        })
+    });
     g.bench_function("retained_acquire_zeroed_release", |b| {
         b.iter(|| {
             let loan = pool.acquire_zeroed::<f64>(black_box(LEN)).expect("acquire");
