@@ -82,6 +82,7 @@ pub(crate) fn next_domain_serial() -> u64 {
 /// Everything a domain is made of; built by the registries.
 pub(crate) struct DomainParts {
     pub(crate) id: CpuDomainId,
+    pub(crate) requested: CpuPlacement,
     pub(crate) placement: Option<ResolvedCpuPlacement>,
     pub(crate) cpus: Option<CpuSet>,
     pub(crate) guarantee: CpuPlacementGuarantee,
@@ -124,9 +125,9 @@ impl CpuDomain {
         self.parts.placement.as_ref()
     }
 
-    /// The placement request this domain answers (`Auto` when it declared none).
+    /// The placement request this domain was built (or declared) to serve.
     pub fn placement(&self) -> CpuPlacement {
-        self.parts.placement.as_ref().map_or(CpuPlacement::Auto, ResolvedCpuPlacement::as_request)
+        self.parts.requested
     }
 
     /// How strongly the domain keeps its CPU set.

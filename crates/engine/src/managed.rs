@@ -43,6 +43,7 @@ pub struct ManagedExecutorBuilder {
     stack_size: usize,
     startup_timeout: Duration,
     affinity: Arc<dyn ThreadAffinity>,
+    pinning: bool,
 }
 
 impl ManagedExecutorBuilder {
@@ -71,6 +72,13 @@ impl ManagedExecutorBuilder {
         self
     }
 
+    /// Whether to pin and verify workers (default `true`). Unpinned pools are for
+    /// platforms without thread affinity; they claim [`AffinityClaim::Unconstrained`].
+    pub fn pinning(mut self, pinning: bool) -> Self {
+        self.pinning = pinning;
+        self
+    }
+
     /// Starts the workers, pins each to the whole CPU set and checks every one's mask.
     ///
     /// Errors: [`EngineError::ZeroBudget`], [`EngineError::BudgetExceedsCpus`],
@@ -90,12 +98,13 @@ impl ManagedExecutorBuilder {
         let prefix = self.name_prefix.clone();
         let cpus = self.cpus.clone();
         let affinity = Arc::clone(&self.affinity);
+        let pinning = self.pinning;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(self.budget)
             .thread_name(move |i| format!("{prefix}-{i}"))
             .stack_size(self.stack_size)
             .start_handler(move |worker| {
-                let report = pin_and_verify(affinity.as_ref(), &cpus, worker);
+                let report = if pinning { pin_and_verify(affinity.as_ref(), &cpus, worker) } else { Ok(worker) };
                 // The receiver is gone only if construction already failed or timed out;
                 // the pool is then being dropped and nobody needs this report.
                 let _ = report_tx.send(report);
@@ -124,6 +133,7 @@ impl ManagedExecutorBuilder {
             cpus: self.cpus,
             budget: self.budget,
             affinity: self.affinity,
+            pinned: self.pinning,
         })
     }
 }
@@ -158,6 +168,7 @@ pub struct ManagedCpuExecutor {
     cpus: CpuSet,
     budget: usize,
     affinity: Arc<dyn ThreadAffinity>,
+    pinned: bool,
 }
 
 impl ManagedCpuExecutor {
@@ -170,6 +181,7 @@ impl ManagedCpuExecutor {
             stack_size: DEFAULT_WORKER_STACK_SIZE,
             startup_timeout: DEFAULT_STARTUP_TIMEOUT,
             affinity: Arc::new(SystemThreadAffinity),
+            pinning: true,
         }
     }
 
@@ -211,7 +223,7 @@ impl CpuDomainExecutor for ManagedCpuExecutor {
     fn capabilities(&self) -> ExecutorCapabilities {
         ExecutorCapabilities {
             workers: self.budget,
-            affinity: AffinityClaim::PinnedVerified,
+            affinity: if self.pinned { AffinityClaim::PinnedVerified } else { AffinityClaim::Unconstrained },
             shutdown: ShutdownOwner::Strata,
             reentrancy: ReentrancyBehaviour::RunsInline,
         }

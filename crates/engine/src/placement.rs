@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use strata_provider::{PlacementControl, ProviderCapabilities};
 use strata_topology::{CpuSet, CpuTopology, NumaNodeId};
 
 use crate::error::EngineError;
@@ -94,4 +95,108 @@ pub enum CpuPlacementGuarantee {
     /// The set is declared (by a caller, or for `Auto` where affinity is unavailable);
     /// strata neither pins nor verifies.
     Advisory,
+}
+
+/// Whether this platform lets strata set and read thread affinity (Linux).
+pub fn platform_supports_pinning() -> bool {
+    cfg!(target_os = "linux")
+}
+
+/// A placement request resolved against a topology.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlacementResolution {
+    /// What was asked for.
+    pub requested: CpuPlacement,
+    /// The concrete CPUs.
+    pub resolved: ResolvedCpuPlacement,
+    /// Whether the CPUs are enforced.
+    pub guarantee: CpuPlacementGuarantee,
+}
+
+/// Resolves `placement` against `topology`. `pinning` says whether workers can be pinned
+/// (see [`platform_supports_pinning`]).
+///
+/// - `Auto` resolves to every allowed CPU: exact when pinning is available, advisory
+///   otherwise (Auto never fails).
+/// - `AllAllowed` resolves to every allowed CPU, exact; without pinning it is
+///   [`EngineError::AffinityUnavailable`].
+/// - `NumaNode(id)` resolves to that node's allowed CPUs, exact. A topology without NUMA
+///   information gives [`EngineError::NumaUnavailable`], a node it does not list (or with
+///   no allowed CPU) [`EngineError::UnknownNumaNode`], no pinning
+///   [`EngineError::AffinityUnavailable`].
+///
+/// ```
+/// use strata_engine::{resolve_placement, CpuPlacement, CpuPlacementGuarantee};
+/// use strata_topology::{CpuTopology, NumaNodeId};
+/// let topo = CpuTopology::synthetic(2, 4, 1).unwrap();
+/// let r = resolve_placement(&topo, &CpuPlacement::NumaNode(NumaNodeId(1)), true).unwrap();
+/// assert_eq!(r.resolved.cpus().to_string(), "4-7");
+/// assert_eq!(r.guarantee, CpuPlacementGuarantee::Exact);
+/// assert!(resolve_placement(&topo, &CpuPlacement::NumaNode(NumaNodeId(7)), true).is_err());
+/// ```
+pub fn resolve_placement(
+    topology: &CpuTopology,
+    placement: &CpuPlacement,
+    pinning: bool,
+) -> Result<PlacementResolution, EngineError> {
+    let mask = crate::topology_view::allowed_cpus(topology);
+    let (resolved, guarantee) = match placement {
+        CpuPlacement::Auto => {
+            let guarantee = if pinning { CpuPlacementGuarantee::Exact } else { CpuPlacementGuarantee::Advisory };
+            (ResolvedCpuPlacement::AllAllowed { cpus: mask }, guarantee)
+        }
+        CpuPlacement::AllAllowed => {
+            require_pinning(pinning, placement)?;
+            (ResolvedCpuPlacement::AllAllowed { cpus: mask }, CpuPlacementGuarantee::Exact)
+        }
+        CpuPlacement::NumaNode(id) => {
+            let nodes = crate::topology_view::numa_nodes(topology).ok_or_else(|| EngineError::NumaUnavailable {
+                reason: "the topology source reports no NUMA nodes".to_string(),
+            })?;
+            let cpus = nodes.iter().find(|(n, _)| n == id).map(|(_, c)| c.clone()).ok_or_else(|| {
+                EngineError::UnknownNumaNode {
+                    node: *id,
+                    available: nodes.iter().map(|(n, _)| n.to_string()).collect::<Vec<_>>().join(", "),
+                }
+            })?;
+            require_pinning(pinning, placement)?;
+            (ResolvedCpuPlacement::NumaNode { id: *id, cpus }, CpuPlacementGuarantee::Exact)
+        }
+    };
+    Ok(PlacementResolution { requested: *placement, resolved, guarantee })
+}
+
+fn require_pinning(pinning: bool, placement: &CpuPlacement) -> Result<(), EngineError> {
+    if pinning {
+        Ok(())
+    } else {
+        Err(EngineError::AffinityUnavailable {
+            reason: format!("placement {placement} needs pinned workers, which this platform cannot provide"),
+        })
+    }
+}
+
+impl PlacementResolution {
+    /// Checks that a provider with `capabilities` can keep this placement's contract.
+    ///
+    /// The one contract a provider can break is an exact node placement: a provider that
+    /// runs on threads of its own ([`PlacementControl::OwnWorkers`], e.g. a BLAS thread
+    /// team started once for the whole process) computes on CPUs outside the node.
+    /// Providers that run on the engine's workers or the calling thread inherit the
+    /// domain's pinning, and an all-allowed placement is the process mask every thread
+    /// already has.
+    ///
+    /// Errors: [`EngineError::ProviderCannotHonour`].
+    pub fn check_provider(&self, capabilities: &ProviderCapabilities) -> Result<(), EngineError> {
+        let exact_node = self.guarantee == CpuPlacementGuarantee::Exact
+            && matches!(self.resolved, ResolvedCpuPlacement::NumaNode { .. });
+        if exact_node && capabilities.placement == PlacementControl::OwnWorkers {
+            return Err(EngineError::ProviderCannotHonour {
+                provider: capabilities.name.to_string(),
+                placement: self.resolved.to_string(),
+                reason: "it computes on threads of its own, which are not confined to the node".to_string(),
+            });
+        }
+        Ok(())
+    }
 }

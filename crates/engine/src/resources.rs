@@ -10,6 +10,9 @@ use strata_pool::BufferPool;
 
 type Slot = (TypeId, Arc<dyn Any + Send + Sync>);
 
+/// Default retention cap of a domain's buffer pool: 256 MiB.
+pub const DEFAULT_DOMAIN_POOL_CAP_BYTES: usize = 256 << 20;
+
 /// The resources one CPU domain owns: a buffer pool and one lazily created value per
 /// type stored with [`DomainResources::get_or_insert_with`].
 ///
@@ -21,26 +24,26 @@ type Slot = (TypeId, Arc<dyn Any + Send + Sync>);
 /// #[derive(Debug, Default)]
 /// struct PlanCache { entries: usize }
 ///
-/// let res = DomainResources::new(Arc::new(BufferPool::default()));
+/// let res = DomainResources::new(BufferPool::new(1 << 20));
 /// let a = res.get_or_insert_with(PlanCache::default);
 /// let b = res.get_or_insert_with(|| PlanCache { entries: 99 });
 /// assert!(Arc::ptr_eq(&a, &b)); // created once, shared afterwards
 /// assert_eq!(b.entries, 0);
 /// ```
 pub struct DomainResources {
-    pool: Arc<BufferPool>,
+    pool: BufferPool,
     // A handful of slots at most: a vector scanned under a read lock beats a hash map.
     slots: RwLock<Vec<Slot>>,
 }
 
 impl DomainResources {
     /// Resources around `pool`, with no typed slot filled yet.
-    pub fn new(pool: Arc<BufferPool>) -> Self {
+    pub fn new(pool: BufferPool) -> Self {
         DomainResources { pool, slots: RwLock::new(Vec::new()) }
     }
 
     /// The domain's buffer pool.
-    pub fn buffer_pool(&self) -> &Arc<BufferPool> {
+    pub fn buffer_pool(&self) -> &BufferPool {
         &self.pool
     }
 
