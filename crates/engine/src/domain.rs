@@ -72,6 +72,35 @@ pub enum DomainAdmission {
     CallerManaged,
 }
 
+/// The arbiter a domain admits through: the process-global one, or one the caller built.
+#[derive(Clone)]
+pub(crate) enum ArbiterHandle {
+    Global,
+    Owned(Arc<ResourceArbiter>),
+}
+
+impl ArbiterHandle {
+    pub(crate) fn from_option(arbiter: Option<Arc<ResourceArbiter>>) -> Self {
+        arbiter.map_or(ArbiterHandle::Global, ArbiterHandle::Owned)
+    }
+
+    pub(crate) fn get(&self) -> &ResourceArbiter {
+        match self {
+            ArbiterHandle::Global => ResourceArbiter::global(),
+            ArbiterHandle::Owned(a) => a,
+        }
+    }
+}
+
+impl fmt::Debug for ArbiterHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArbiterHandle::Global => f.write_str("ArbiterHandle::Global"),
+            ArbiterHandle::Owned(a) => write!(f, "ArbiterHandle::Owned({:p})", Arc::as_ptr(a)),
+        }
+    }
+}
+
 /// Process-unique serial of a domain instance: identifies "the domain whose execution is
 /// in progress" in the re-entrancy marker without cloning names on the hot path.
 pub(crate) fn next_domain_serial() -> u64 {
@@ -91,7 +120,7 @@ pub(crate) struct DomainParts {
     pub(crate) admission: DomainAdmission,
     pub(crate) executor: Arc<dyn CpuDomainExecutor>,
     pub(crate) resources: DomainResources,
-    pub(crate) arbiter: Arc<ResourceArbiter>,
+    pub(crate) arbiter: ArbiterHandle,
 }
 
 /// A CPU domain: id, CPU set (none when caller-managed), thread budget, ownership,
@@ -162,8 +191,8 @@ impl CpuDomain {
     }
 
     /// The arbiter that admits work onto this domain.
-    pub fn arbiter(&self) -> &Arc<ResourceArbiter> {
-        &self.parts.arbiter
+    pub fn arbiter(&self) -> &ResourceArbiter {
+        self.parts.arbiter.get()
     }
 }
 

@@ -9,10 +9,10 @@
 
 use std::cell::Cell;
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::time::Duration;
 
 use parking_lot::Mutex;
-use strata_arbiter::ResourcePermit;
+use strata_arbiter::{AdmissionRequest, Owner, ResourcePermit, WaitPolicy};
 
 use crate::domain::{CpuDomain, CpuDomainId, DomainAdmission};
 use crate::error::EngineError;
@@ -68,6 +68,15 @@ pub fn inside_domain_execution() -> bool {
     ACTIVE.get() != 0
 }
 
+/// How an entry is admitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EntryKind {
+    /// The domain's admission (a permit for its CPU set, or none when caller-managed).
+    Domain,
+    /// An exclusive permit, for a provider whose own threads we cannot bound.
+    Exclusive,
+}
+
 impl CpuDomain {
     fn refuse_nested_entry(&self) -> Result<(), EngineError> {
         let active = ACTIVE.get();
@@ -82,29 +91,54 @@ impl CpuDomain {
         Ok(())
     }
 
-    fn admit(&self) -> Result<Option<ResourcePermit>, EngineError> {
-        match (self.parts.admission, &self.parts.cpus) {
-            (DomainAdmission::CooperativeCpuSet, Some(cpus)) => self
-                .parts
-                .arbiter
-                .acquire(cpus)
-                .map(Some)
-                .map_err(|e| EngineError::Admission { domain: self.parts.id.clone(), reason: e.to_string() }),
-            _ => Ok(None),
-        }
+    fn admit(&self, kind: EntryKind, wait: WaitPolicy) -> Result<Option<ResourcePermit<'_>>, EngineError> {
+        let request = match (kind, self.parts.admission, &self.parts.cpus) {
+            (EntryKind::Exclusive, _, _) => AdmissionRequest::Exclusive,
+            (EntryKind::Domain, DomainAdmission::CooperativeCpuSet, Some(cpus)) => AdmissionRequest::Cpus(cpus.clone()),
+            (EntryKind::Domain, _, _) => return Ok(None),
+        };
+        self.parts
+            .arbiter
+            .get()
+            .admit(&request, Owner::CurrentThread, wait)
+            .map(Some)
+            .map_err(|source| EngineError::Admission { domain: self.parts.id.clone(), source })
+    }
+
+    fn enter_as(&self, kind: EntryKind, wait: WaitPolicy) -> Result<DomainEntry<'_>, EngineError> {
+        self.refuse_nested_entry()?;
+        let permit = self.admit(kind, wait)?;
+        Ok(DomainEntry::new(self, permit, false))
     }
 
     /// Enters the domain: refuses nested entry, takes the arbiter permit for the domain's
-    /// CPU set (cooperative admission; waits while an overlapping domain runs) or only the
+    /// CPU set (cooperative admission; waits while overlapping work runs) or only the
     /// re-entrancy guard (caller-managed), and returns the RAII entry. Dropping the entry
     /// releases the permit.
     ///
     /// Errors: [`EngineError::Reentrant`] when called from inside a domain execution;
-    /// [`EngineError::Admission`] when the arbiter refuses.
-    pub fn enter(self: &Arc<Self>) -> Result<DomainEntry, EngineError> {
-        self.refuse_nested_entry()?;
-        let permit = self.admit()?;
-        Ok(DomainEntry::new(Arc::clone(self), permit, false))
+    /// [`EngineError::Admission`] when the arbiter refuses (for instance because this
+    /// thread already holds one of its permits).
+    pub fn enter(&self) -> Result<DomainEntry<'_>, EngineError> {
+        self.enter_as(EntryKind::Domain, WaitPolicy::Indefinitely)
+    }
+
+    /// As [`CpuDomain::enter`], but refuses with [`EngineError::Admission`] instead of
+    /// waiting when overlapping work holds the CPUs.
+    pub fn try_enter(&self) -> Result<DomainEntry<'_>, EngineError> {
+        self.enter_as(EntryKind::Domain, WaitPolicy::NoWait)
+    }
+
+    /// As [`CpuDomain::enter`], waiting at most `timeout`.
+    pub fn enter_timeout(&self, timeout: Duration) -> Result<DomainEntry<'_>, EngineError> {
+        self.enter_as(EntryKind::Domain, WaitPolicy::Timeout(timeout))
+    }
+
+    /// Enters under an exclusive permit (conflicts with every other permit of the
+    /// arbiter): for an operation whose parallelism a provider owns with threads strata
+    /// cannot bound, such as OpenBLAS's process-wide team.
+    pub fn enter_exclusive(&self) -> Result<DomainEntry<'_>, EngineError> {
+        self.enter_as(EntryKind::Exclusive, WaitPolicy::Indefinitely)
     }
 
     /// Whether work requested with `requested` may run inline on the calling thread.
@@ -118,29 +152,29 @@ impl CpuDomain {
     }
 
     /// Enters the domain to run on the calling thread: no arbiter permit (single-thread
-    /// work must not pass through a shared lock), budget 1, an inline executor, and the
+    /// work must not pass through shared admission), budget 1, an inline executor, and the
     /// domain's resources. Nested entry is refused as for [`CpuDomain::enter`].
     ///
     /// Errors: [`EngineError::InlineNotAllowed`] unless `requested` is `Auto`;
     /// [`EngineError::Reentrant`].
-    pub fn enter_inline(self: &Arc<Self>, requested: &CpuPlacement) -> Result<DomainEntry, EngineError> {
+    pub fn enter_inline(&self, requested: &CpuPlacement) -> Result<DomainEntry<'_>, EngineError> {
         if !self.allows_inline(requested) {
             return Err(EngineError::InlineNotAllowed { domain: self.parts.id.clone() });
         }
         self.refuse_nested_entry()?;
-        Ok(DomainEntry::new(Arc::clone(self), None, true))
+        Ok(DomainEntry::new(self, None, true))
     }
 }
 
 /// The executor a [`DomainEntry`] hands out: the domain's executor, with every task
 /// marked as part of this domain's execution so that entering from a worker is detected.
 #[derive(Debug)]
-struct EntryExecutor {
-    domain: Arc<CpuDomain>,
+struct EntryExecutor<'d> {
+    domain: &'d CpuDomain,
     inline: bool,
 }
 
-impl CpuDomainExecutor for EntryExecutor {
+impl CpuDomainExecutor for EntryExecutor<'_> {
     fn run(&self, job: &mut (dyn FnMut() + Send)) {
         if self.inline {
             return job();
@@ -174,13 +208,14 @@ impl CpuDomainExecutor for EntryExecutor {
 
 /// An admitted entry into a domain (RAII): gives the executor, the budget and the
 /// resources; releases the permit and the re-entrancy mark when dropped. Not `Send`: the
-/// mark belongs to the entering thread.
+/// mark and the permit belong to the entering thread.
 #[derive(Debug)]
-pub struct DomainEntry {
-    executor: EntryExecutor,
-    mark: ActiveMark,
-    // Dropped after `mark` (field order): the permit outlives the execution it admits.
-    permit: Option<ResourcePermit>,
+pub struct DomainEntry<'d> {
+    executor: EntryExecutor<'d>,
+    _mark: ActiveMark,
+    // Dropped after `_mark` (fields drop in declaration order): the permit outlives the
+    // execution it admits.
+    permit: Option<ResourcePermit<'d>>,
 }
 
 impl std::fmt::Debug for ActiveMark {
@@ -189,10 +224,10 @@ impl std::fmt::Debug for ActiveMark {
     }
 }
 
-impl DomainEntry {
-    fn new(domain: Arc<CpuDomain>, permit: Option<ResourcePermit>, inline: bool) -> DomainEntry {
+impl<'d> DomainEntry<'d> {
+    fn new(domain: &'d CpuDomain, permit: Option<ResourcePermit<'d>>, inline: bool) -> DomainEntry<'d> {
         let mark = ActiveMark::set(domain.serial);
-        DomainEntry { executor: EntryExecutor { domain, inline }, mark, permit }
+        DomainEntry { executor: EntryExecutor { domain, inline }, _mark: mark, permit }
     }
 
     /// The executor to run the domain's work on (inline when entered inline).
@@ -206,13 +241,13 @@ impl DomainEntry {
     }
 
     /// The domain's resources (buffer pool, cache slots).
-    pub fn resources(&self) -> &DomainResources {
+    pub fn resources(&self) -> &'d DomainResources {
         &self.executor.domain.parts.resources
     }
 
     /// The domain entered.
-    pub fn domain(&self) -> &Arc<CpuDomain> {
-        &self.executor.domain
+    pub fn domain(&self) -> &'d CpuDomain {
+        self.executor.domain
     }
 
     /// Whether work runs inline on the entering thread.
@@ -220,9 +255,9 @@ impl DomainEntry {
         self.executor.inline
     }
 
-    /// Whether an arbiter permit is held (cooperative admission, not inline).
-    pub fn holds_permit(&self) -> bool {
-        self.permit.is_some()
+    /// The arbiter permit held, if any (cooperative admission or exclusive entry).
+    pub fn permit(&self) -> Option<&ResourcePermit<'d>> {
+        self.permit.as_ref()
     }
 
     /// Runs `f` inside the domain (on one of its workers, or inline) and returns its

@@ -42,6 +42,13 @@ pub enum EngineError {
         /// What the provider lacks.
         reason: String,
     },
+    /// The topology could not answer (a malformed `RAYON_NUM_THREADS`, ...).
+    #[error("{source}")]
+    Topology {
+        /// The topology's error.
+        #[source]
+        source: strata_topology::TopologyError,
+    },
     /// A thread budget of zero was requested.
     #[error("thread budget must be at least 1, got 0")]
     ZeroBudget,
@@ -52,12 +59,6 @@ pub enum EngineError {
         budget: usize,
         /// The number of CPUs available to the domain.
         cpus: usize,
-    },
-    /// A CPU set came out empty (for instance a node none of whose CPUs the process may use).
-    #[error("the CPU set of {what} is empty")]
-    EmptyCpuSet {
-        /// What the set was meant to describe.
-        what: String,
     },
     /// CPUs were declared that the process may not run on.
     #[error("CPUs {outside} are outside the process affinity mask {mask}")]
@@ -119,12 +120,13 @@ pub enum EngineError {
         domain: CpuDomainId,
     },
     /// The arbiter refused or timed out the domain's admission.
-    #[error("admission to domain {domain} failed: {reason}")]
+    #[error("admission to domain {domain} failed: {source}")]
     Admission {
         /// The domain.
         domain: CpuDomainId,
-        /// The arbiter's reason.
-        reason: String,
+        /// The arbiter's error.
+        #[source]
+        source: strata_arbiter::AdmissionError,
     },
     /// An executor broke the [`crate::CpuDomainExecutor`] contract.
     #[error("executor {executor} broke its contract: {reason}")]
@@ -198,7 +200,9 @@ impl EngineError {
             | NumaUnavailable { .. }
             | AffinityUnavailable { .. }
             | ProviderCannotHonour { .. } => "resolve_placement",
-            ZeroBudget | BudgetExceedsCpus { .. } | EmptyCpuSet { .. } | CpusOutsideMask { .. } => "cpu_domain",
+            Topology { .. } | ZeroBudget | BudgetExceedsCpus { .. } | CpusOutsideMask { .. } => {
+                "cpu_domain"
+            }
             PinFailed { .. }
             | PinVerificationFailed { .. }
             | WorkerStartTimeout { .. }
@@ -220,9 +224,9 @@ impl EngineError {
         use strata_tensor::ErrorKind as K;
         match self {
             UnknownNumaNode { .. }
+            | Topology { .. }
             | ZeroBudget
             | BudgetExceedsCpus { .. }
-            | EmptyCpuSet { .. }
             | CpusOutsideMask { .. }
             | EmptyRegistry
             | DuplicateDomainId { .. }

@@ -7,7 +7,7 @@ use strata_arbiter::ResourceArbiter;
 use strata_pool::BufferPool;
 use strata_topology::CpuSet;
 
-use crate::domain::{CpuDomain, CpuDomainId, DomainAdmission, DomainOwnership, DomainParts};
+use crate::domain::{ArbiterHandle, CpuDomain, CpuDomainId, DomainAdmission, DomainOwnership, DomainParts};
 use crate::error::EngineError;
 use crate::executor::CpuDomainExecutor;
 use crate::placement::{CpuPlacement, CpuPlacementGuarantee, ResolvedCpuPlacement};
@@ -176,7 +176,7 @@ impl ExternalDomainRegistryBuilder {
             None => None,
         }
         .ok_or_else(|| EngineError::MissingDefault { requested: self.default.clone() })?;
-        let arbiter = self.arbiter.unwrap_or_else(ResourceArbiter::global);
+        let arbiter = ArbiterHandle::from_option(self.arbiter);
         let domains = self.domains.into_iter().map(|d| into_domain(d, &arbiter)).collect();
         Ok(ExternalDomainRegistry { domains, default })
     }
@@ -206,7 +206,7 @@ fn validate_declared(d: &ExternalCpuDomain, mask: &CpuSet) -> Result<(), EngineE
     }
 }
 
-fn into_domain(d: ExternalCpuDomain, arbiter: &Arc<ResourceArbiter>) -> Arc<CpuDomain> {
+fn into_domain(d: ExternalCpuDomain, arbiter: &ArbiterHandle) -> Arc<CpuDomain> {
     let workers = d.executor.capabilities().workers.max(1);
     let (cpus, guarantee, admission) = match d.admission {
         ExternalAdmission::Cooperative { cpus, guarantee } => (Some(cpus), guarantee, DomainAdmission::CooperativeCpuSet),
@@ -229,7 +229,7 @@ fn into_domain(d: ExternalCpuDomain, arbiter: &Arc<ResourceArbiter>) -> Arc<CpuD
         admission,
         executor: d.executor,
         resources: DomainResources::new(pool),
-        arbiter: Arc::clone(arbiter),
+        arbiter: arbiter.clone(),
     })
 }
 

@@ -34,7 +34,7 @@
 //! use std::sync::atomic::{AtomicUsize, Ordering};
 //! use strata_engine::{CpuPlacement, ManagedDomainRegistry};
 //!
-//! let topology = Arc::new(strata_topology::CpuTopology::detect().unwrap());
+//! let topology = Arc::new(strata_topology::discover().unwrap());
 //! let registry = ManagedDomainRegistry::builder(topology).build().unwrap();
 //! let domain = registry.domain(&CpuPlacement::AllAllowed).unwrap();
 //! let entry = domain.enter().unwrap();

@@ -127,8 +127,8 @@ pub struct PlacementResolution {
 ///
 /// ```
 /// use strata_engine::{resolve_placement, CpuPlacement, CpuPlacementGuarantee};
-/// use strata_topology::{CpuTopology, NumaNodeId};
-/// let topo = CpuTopology::synthetic(2, 4, 1).unwrap();
+/// use strata_topology::{NumaNodeId, SyntheticTopology, TopologySource};
+/// let topo = SyntheticTopology::new(2, 4, 1).unwrap().load().unwrap();
 /// let r = resolve_placement(&topo, &CpuPlacement::NumaNode(NumaNodeId(1)), true).unwrap();
 /// assert_eq!(r.resolved.cpus().to_string(), "4-7");
 /// assert_eq!(r.guarantee, CpuPlacementGuarantee::Exact);

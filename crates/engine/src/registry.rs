@@ -10,7 +10,7 @@ use strata_pool::BufferPool;
 use strata_topology::{CpuTopology, NumaNodeId};
 
 use crate::affinity::{SystemThreadAffinity, ThreadAffinity};
-use crate::domain::{CpuDomain, CpuDomainId, DomainAdmission, DomainOwnership, DomainParts};
+use crate::domain::{ArbiterHandle, CpuDomain, CpuDomainId, DomainAdmission, DomainOwnership, DomainParts};
 use crate::error::EngineError;
 use crate::executor::CpuDomainExecutor;
 use crate::first_touch::FirstTouchPolicy;
@@ -116,14 +116,17 @@ impl ManagedDomainRegistryBuilder {
     /// Validates the budget and builds the (still empty) registry.
     ///
     /// Errors: [`EngineError::ZeroBudget`], [`EngineError::BudgetExceedsCpus`] (more than
-    /// the allowed CPUs).
+    /// the allowed CPUs), [`EngineError::Topology`] for a malformed `RAYON_NUM_THREADS`
+    /// when no budget is given (a value above the CPU count is capped).
     pub fn build(self) -> Result<ManagedDomainRegistry, EngineError> {
         let allowed = topology_view::allowed_cpus(&self.topology).len();
         let budget = match self.budget {
             Some(0) => return Err(EngineError::ZeroBudget),
             Some(b) if b > allowed => return Err(EngineError::BudgetExceedsCpus { budget: b, cpus: allowed }),
             Some(b) => b,
-            None => topology_view::default_budget(&self.topology).clamp(1, allowed),
+            // An environment override above the CPU count is capped rather than refused:
+            // RAYON_NUM_THREADS is often set for other pools of the same process.
+            None => topology_view::default_budget(&self.topology)?.clamp(1, allowed),
         };
         let nodes = topology_view::numa_nodes(&self.topology)
             .unwrap_or_default()
@@ -131,7 +134,7 @@ impl ManagedDomainRegistryBuilder {
             .map(|(id, _)| (id, LazyDomain::default()))
             .collect();
         Ok(ManagedDomainRegistry {
-            arbiter: self.arbiter.clone().unwrap_or_else(ResourceArbiter::global),
+            arbiter: ArbiterHandle::from_option(self.arbiter.clone()),
             budget,
             nodes,
             all_allowed: LazyDomain::default(),
@@ -146,7 +149,7 @@ impl ManagedDomainRegistryBuilder {
 /// ```
 /// use std::sync::Arc;
 /// use strata_engine::{CpuPlacement, ManagedDomainRegistry};
-/// let topo = Arc::new(strata_topology::CpuTopology::detect().unwrap());
+/// let topo = Arc::new(strata_topology::discover().unwrap());
 /// let registry = ManagedDomainRegistry::builder(topo).thread_budget(1).build().unwrap();
 /// let domain = registry.domain(&CpuPlacement::Auto).unwrap();
 /// let entry = domain.enter().unwrap();
@@ -157,7 +160,7 @@ impl ManagedDomainRegistryBuilder {
 #[derive(Debug)]
 pub struct ManagedDomainRegistry {
     settings: ManagedDomainRegistryBuilder,
-    arbiter: Arc<ResourceArbiter>,
+    arbiter: ArbiterHandle,
     budget: usize,
     nodes: Vec<(NumaNodeId, LazyDomain)>,
     all_allowed: LazyDomain,
@@ -190,8 +193,8 @@ impl ManagedDomainRegistry {
     }
 
     /// The arbiter admitting work onto these domains.
-    pub fn arbiter(&self) -> &Arc<ResourceArbiter> {
-        &self.arbiter
+    pub fn arbiter(&self) -> &ResourceArbiter {
+        self.arbiter.get()
     }
 
     /// Resolves `placement` against this registry's topology (nothing is built).
@@ -271,7 +274,7 @@ impl ManagedDomainRegistry {
             admission: DomainAdmission::CooperativeCpuSet,
             executor,
             resources: DomainResources::new(pool),
-            arbiter: Arc::clone(&self.arbiter),
+            arbiter: self.arbiter.clone(),
         }))
     }
 }
