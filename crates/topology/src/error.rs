@@ -168,8 +168,6 @@ pub enum TopologyError {
     },
 }
 
-// The discovery sources build these; allowed until every source is in.
-#[allow(dead_code)]
 impl TopologyError {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         TopologyError::Io {
