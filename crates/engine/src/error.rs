@@ -200,9 +200,7 @@ impl EngineError {
             | NumaUnavailable { .. }
             | AffinityUnavailable { .. }
             | ProviderCannotHonour { .. } => "resolve_placement",
-            Topology { .. } | ZeroBudget | BudgetExceedsCpus { .. } | CpusOutsideMask { .. } => {
-                "cpu_domain"
-            }
+            Topology { .. } | ZeroBudget | BudgetExceedsCpus { .. } | CpusOutsideMask { .. } => "cpu_domain",
             PinFailed { .. }
             | PinVerificationFailed { .. }
             | WorkerStartTimeout { .. }

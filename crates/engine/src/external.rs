@@ -209,7 +209,9 @@ fn validate_declared(d: &ExternalCpuDomain, mask: &CpuSet) -> Result<(), EngineE
 fn into_domain(d: ExternalCpuDomain, arbiter: &ArbiterHandle) -> Arc<CpuDomain> {
     let workers = d.executor.capabilities().workers.max(1);
     let (cpus, guarantee, admission) = match d.admission {
-        ExternalAdmission::Cooperative { cpus, guarantee } => (Some(cpus), guarantee, DomainAdmission::CooperativeCpuSet),
+        ExternalAdmission::Cooperative { cpus, guarantee } => {
+            (Some(cpus), guarantee, DomainAdmission::CooperativeCpuSet)
+        }
         ExternalAdmission::CallerManaged => (None, CpuPlacementGuarantee::Advisory, DomainAdmission::CallerManaged),
     };
     let budget = d.budget.unwrap_or_else(|| cpus.as_ref().map_or(workers, |c| workers.min(c.len())));

@@ -5,8 +5,8 @@
 //! library spawns from a worker inherit the domain's confinement, and the OS may still
 //! balance load inside the set.
 
-use std::sync::mpsc;
 use std::sync::Arc;
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
@@ -14,9 +14,7 @@ use strata_topology::CpuSet;
 
 use crate::affinity::{SystemThreadAffinity, ThreadAffinity};
 use crate::error::EngineError;
-use crate::executor::{
-    AffinityClaim, CpuDomainExecutor, ExecutorCapabilities, ReentrancyBehaviour, ShutdownOwner,
-};
+use crate::executor::{AffinityClaim, CpuDomainExecutor, ExecutorCapabilities, ReentrancyBehaviour, ShutdownOwner};
 
 /// Default worker stack size: BLAS kernels and deep recursion in faer need more than
 /// Rust's 2 MiB default.
@@ -139,16 +137,16 @@ impl ManagedExecutorBuilder {
 }
 
 fn pin_and_verify(affinity: &dyn ThreadAffinity, cpus: &CpuSet, worker: usize) -> Result<usize, EngineError> {
-    affinity
-        .pin_current_thread(cpus)
-        .map_err(|reason| EngineError::PinFailed { worker, cpus: cpus.clone(), reason })?;
+    affinity.pin_current_thread(cpus).map_err(|reason| EngineError::PinFailed {
+        worker,
+        cpus: cpus.clone(),
+        reason,
+    })?;
     match affinity.current_thread_affinity() {
         Ok(observed) if &observed == cpus => Ok(worker),
-        Ok(observed) => Err(EngineError::PinVerificationFailed {
-            worker,
-            requested: cpus.clone(),
-            observed: observed.to_string(),
-        }),
+        Ok(observed) => {
+            Err(EngineError::PinVerificationFailed { worker, requested: cpus.clone(), observed: observed.to_string() })
+        }
         Err(reason) => Err(EngineError::PinVerificationFailed {
             worker,
             requested: cpus.clone(),

@@ -6,7 +6,6 @@
 
 use std::fmt;
 
-use strata_provider::{PlacementControl, ProviderCapabilities};
 use strata_topology::{CpuSet, CpuTopology, NumaNodeId};
 
 use crate::error::EngineError;
@@ -176,6 +175,7 @@ fn require_pinning(pinning: bool, placement: &CpuPlacement) -> Result<(), Engine
     }
 }
 
+#[cfg(any())]
 impl PlacementResolution {
     /// Checks that a provider with `capabilities` can keep this placement's contract.
     ///

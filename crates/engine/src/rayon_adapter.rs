@@ -4,9 +4,7 @@ use std::sync::Arc;
 
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
 
-use crate::executor::{
-    AffinityClaim, CpuDomainExecutor, ExecutorCapabilities, ReentrancyBehaviour, ShutdownOwner,
-};
+use crate::executor::{AffinityClaim, CpuDomainExecutor, ExecutorCapabilities, ReentrancyBehaviour, ShutdownOwner};
 
 /// Runs domain work on a caller's `Arc<rayon::ThreadPool>`.
 ///

@@ -258,9 +258,11 @@ impl ManagedDomainRegistry {
             .build()?;
         let executor: Arc<dyn CpuDomainExecutor> = Arc::new(executor);
         let pool = match node {
-            Some(node) => {
-                BufferPool::on_node(s.pool_cap_bytes, node.0 as usize, Arc::new(FirstTouchPolicy::new(Arc::clone(&executor))))
-            }
+            Some(node) => BufferPool::on_node(
+                s.pool_cap_bytes,
+                node.0 as usize,
+                Arc::new(FirstTouchPolicy::new(Arc::clone(&executor))),
+            ),
             None => BufferPool::new(s.pool_cap_bytes),
         };
         Ok(CpuDomain::from_parts(DomainParts {

@@ -10,8 +10,8 @@ use std::time::Duration;
 use common::{CountingExecutor, WAIT, process_mask, wait_until};
 use strata_arbiter::ResourceArbiter;
 use strata_engine::{
-    AffinityClaim, CpuDomain, CpuDomainExecutor, CpuPlacement, CpuPlacementGuarantee, DomainAdmission, DomainOwnership,
-    EngineError, ExternalCpuDomain, ExternalDomainRegistry, FirstTouchPolicy, InlineExecutor, ManagedCpuExecutor,
+    AffinityClaim, CpuDomain, CpuPlacement, CpuPlacementGuarantee, DomainAdmission, DomainOwnership, EngineError,
+    ExternalCpuDomain, ExternalDomainRegistry, FirstTouchPolicy, InlineExecutor, ManagedCpuExecutor,
     ManagedDomainRegistry, RayonCpuDomainExecutor, inside_domain_execution,
 };
 use strata_pool::{AllocationPolicy, AllocationRequest, BufferPool, FreshMemory};
@@ -28,7 +28,13 @@ fn cooperative_pair(a: CpuSet, b: CpuSet, arbiter: Arc<ResourceArbiter>) -> Exte
     let exec_a = ManagedCpuExecutor::builder(a.clone(), 1).thread_name_prefix("dom-a").build().unwrap();
     let exec_b = ManagedCpuExecutor::builder(b.clone(), 1).thread_name_prefix("dom-b").build().unwrap();
     ExternalDomainRegistry::builder(process_mask())
-        .domain(ExternalCpuDomain::cooperative("a", CpuPlacement::Auto, a, CpuPlacementGuarantee::Exact, Arc::new(exec_a)))
+        .domain(ExternalCpuDomain::cooperative(
+            "a",
+            CpuPlacement::Auto,
+            a,
+            CpuPlacementGuarantee::Exact,
+            Arc::new(exec_a),
+        ))
         .domain(ExternalCpuDomain::cooperative(
             "b",
             CpuPlacement::AllAllowed,
@@ -292,6 +298,11 @@ fn exclusive_entry_conflicts_with_every_domain() {
 fn resources_hold_one_value_per_type_created_once() {
     #[derive(Debug)]
     struct PlanCache(usize);
+    impl PlanCache {
+        fn creator(&self) -> usize {
+            self.0
+        }
+    }
     let reg = live_registry(Arc::new(ResourceArbiter::new()));
     let d = reg.domain(&CpuPlacement::AllAllowed).unwrap();
     let inits = AtomicUsize::new(0);
@@ -312,6 +323,7 @@ fn resources_hold_one_value_per_type_created_once() {
     });
     assert_eq!(inits.into_inner(), 1);
     assert!(got.iter().all(|c| Arc::ptr_eq(c, &got[0])));
+    assert!(got[0].creator() < 8);
     assert!(d.resources().get::<u32>().is_none());
     assert_eq!(d.resources().slot_count(), 1);
     let entry = d.enter().unwrap();

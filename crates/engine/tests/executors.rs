@@ -54,7 +54,8 @@ fn a_single_cpu_domain_pins_to_that_cpu() {
 #[test]
 fn workers_are_named_and_run_jobs_off_the_caller() {
     let mask = process_mask();
-    let exec = ManagedCpuExecutor::builder(mask.clone(), budget_for(&mask)).thread_name_prefix("exec-test").build().unwrap();
+    let exec =
+        ManagedCpuExecutor::builder(mask.clone(), budget_for(&mask)).thread_name_prefix("exec-test").build().unwrap();
     let mut name = None;
     let caller = std::thread::current().id();
     let mut other_thread = false;
@@ -169,14 +170,17 @@ fn the_double_pins_every_worker_to_the_whole_set() {
 
 #[test]
 fn an_unpinned_pool_claims_nothing() {
-    let affinity = Arc::new(FakeAffinity { pin_error: Some("must not be called".to_string()), ..FakeAffinity::default() });
+    let affinity =
+        Arc::new(FakeAffinity { pin_error: Some("must not be called".to_string()), ..FakeAffinity::default() });
     let exec = ManagedCpuExecutor::builder(process_mask(), 1).affinity(affinity).pinning(false).build().unwrap();
     assert_eq!(exec.capabilities().affinity, AffinityClaim::Unconstrained);
 }
 
 #[test]
 fn the_rayon_adapter_uses_the_callers_pool_and_never_shuts_it_down() {
-    let pool = Arc::new(rayon::ThreadPoolBuilder::new().num_threads(2).thread_name(|i| format!("caller-{i}")).build().unwrap());
+    let pool = Arc::new(
+        rayon::ThreadPoolBuilder::new().num_threads(2).thread_name(|i| format!("caller-{i}")).build().unwrap(),
+    );
     let exec = RayonCpuDomainExecutor::new(Arc::clone(&pool));
     let caps = exec.capabilities();
     assert_eq!(caps.workers, 2);

@@ -91,8 +91,10 @@ fn an_empty_registry_is_refused() {
 
 #[test]
 fn a_duplicate_id_is_refused() {
-    let dup = ExternalCpuDomain::cooperative("node0", CpuPlacement::AllAllowed, mask(), CpuPlacementGuarantee::Exact, exec());
-    let err = ExternalDomainRegistry::builder(mask()).domain(node(0, "0-3")).domain(dup).default_domain("node0").build();
+    let dup =
+        ExternalCpuDomain::cooperative("node0", CpuPlacement::AllAllowed, mask(), CpuPlacementGuarantee::Exact, exec());
+    let err =
+        ExternalDomainRegistry::builder(mask()).domain(node(0, "0-3")).domain(dup).default_domain("node0").build();
     match err {
         Err(EngineError::DuplicateDomainId { id }) => assert_eq!(id.as_str(), "node0"),
         other => panic!("expected DuplicateDomainId, got {other:?}"),
@@ -108,7 +110,8 @@ fn a_duplicate_placement_is_refused() {
         CpuPlacementGuarantee::Advisory,
         exec(),
     );
-    let err = ExternalDomainRegistry::builder(mask()).domain(node(0, "0-3")).domain(again).default_domain("node0").build();
+    let err =
+        ExternalDomainRegistry::builder(mask()).domain(node(0, "0-3")).domain(again).default_domain("node0").build();
     match err {
         Err(EngineError::DuplicatePlacement { first, second, placement }) => {
             assert_eq!((first.as_str(), second.as_str()), ("node0", "other"));
@@ -143,7 +146,13 @@ fn a_missing_default_is_refused() {
 
 #[test]
 fn an_exact_all_allowed_domain_must_cover_the_mask() {
-    let partial = ExternalCpuDomain::cooperative("all", CpuPlacement::AllAllowed, set("0-5"), CpuPlacementGuarantee::Exact, exec());
+    let partial = ExternalCpuDomain::cooperative(
+        "all",
+        CpuPlacement::AllAllowed,
+        set("0-5"),
+        CpuPlacementGuarantee::Exact,
+        exec(),
+    );
     match ExternalDomainRegistry::builder(mask()).domain(partial).default_domain("all").build() {
         Err(EngineError::ExactAllAllowedMismatch { declared, mask: m, .. }) => {
             assert_eq!(declared, set("0-5"));
@@ -152,8 +161,13 @@ fn an_exact_all_allowed_domain_must_cover_the_mask() {
         other => panic!("expected ExactAllAllowedMismatch, got {other:?}"),
     }
     // Advisory may declare a subset.
-    let advisory =
-        ExternalCpuDomain::cooperative("all", CpuPlacement::AllAllowed, set("0-5"), CpuPlacementGuarantee::Advisory, exec());
+    let advisory = ExternalCpuDomain::cooperative(
+        "all",
+        CpuPlacement::AllAllowed,
+        set("0-5"),
+        CpuPlacementGuarantee::Advisory,
+        exec(),
+    );
     assert!(ExternalDomainRegistry::builder(mask()).domain(advisory).default_domain("all").build().is_ok());
 }
 
