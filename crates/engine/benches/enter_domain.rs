@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use strata_arbiter::ResourceArbiter;
-use strata_engine::{CpuDomainExecutor, CpuPlacement, ManagedDomainRegistry};
+use strata_engine::{CpuPlacement, ManagedDomainRegistry};
 
 fn enter_domain(c: &mut Criterion) {
     let topology = Arc::new(strata_topology::discover().expect("discover the machine"));
