@@ -6,8 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use strata_arbiter::ResourceArbiter;
+use strata_provider::{CpuProviderBundle, DomainAdmission as ProviderAdmission, DomainContract, DomainPlacement};
 use strata_topology::CpuSet;
 
+use crate::error::EngineError;
 use crate::executor::CpuDomainExecutor;
 use crate::placement::{CpuPlacement, CpuPlacementGuarantee, ResolvedCpuPlacement};
 use crate::resources::DomainResources;
@@ -188,6 +190,33 @@ impl CpuDomain {
     /// The domain's resources.
     pub fn resources(&self) -> &DomainResources {
         &self.parts.resources
+    }
+
+    /// What this domain promises to the providers serving it, for
+    /// [`strata_provider::CpuProviderBundle::validate_for_domain`]. The admission is the
+    /// domain's own; set it to `ExclusivePermit` for operations entered with
+    /// [`CpuDomain::enter_exclusive`].
+    pub fn provider_contract(&self) -> DomainContract {
+        let placement = match (&self.parts.cpus, self.parts.guarantee) {
+            (None, _) => DomainPlacement::CallerManaged,
+            (Some(_), CpuPlacementGuarantee::Exact) => DomainPlacement::ExactPinned,
+            (Some(_), CpuPlacementGuarantee::Advisory) => DomainPlacement::Advisory,
+        };
+        let admission = match self.parts.admission {
+            DomainAdmission::CooperativeCpuSet => ProviderAdmission::CooperativeCpuSet,
+            DomainAdmission::CallerManaged => ProviderAdmission::CallerManaged,
+        };
+        DomainContract { label: self.parts.id.to_string(), thread_budget: self.parts.budget, placement, admission }
+    }
+
+    /// Checks that every provider of `bundle` can serve this domain under its own
+    /// admission ([`CpuDomain::provider_contract`]).
+    ///
+    /// Errors: [`EngineError::ProviderBundle`] with the bundle's reason.
+    pub fn validate_provider_bundle(&self, bundle: &CpuProviderBundle) -> Result<(), EngineError> {
+        bundle
+            .validate_for_domain(&self.provider_contract())
+            .map_err(|source| EngineError::ProviderBundle { domain: self.parts.id.clone(), source })
     }
 
     /// The arbiter that admits work onto this domain.

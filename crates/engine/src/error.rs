@@ -49,6 +49,15 @@ pub enum EngineError {
         #[source]
         source: strata_topology::TopologyError,
     },
+    /// A provider bundle cannot serve a domain.
+    #[error("domain {domain}: {source}")]
+    ProviderBundle {
+        /// The domain.
+        domain: CpuDomainId,
+        /// The bundle's reason.
+        #[source]
+        source: strata_provider::BundleError,
+    },
     /// A thread budget of zero was requested.
     #[error("thread budget must be at least 1, got 0")]
     ZeroBudget,
@@ -200,6 +209,7 @@ impl EngineError {
             | NumaUnavailable { .. }
             | AffinityUnavailable { .. }
             | ProviderCannotHonour { .. } => "resolve_placement",
+            ProviderBundle { .. } => "validate_provider_bundle",
             Topology { .. } | ZeroBudget | BudgetExceedsCpus { .. } | CpusOutsideMask { .. } => "cpu_domain",
             PinFailed { .. }
             | PinVerificationFailed { .. }
@@ -235,6 +245,7 @@ impl EngineError {
             NumaUnavailable { .. }
             | AffinityUnavailable { .. }
             | ProviderCannotHonour { .. }
+            | ProviderBundle { .. }
             | NoDomainForPlacement { .. } => K::Unsupported,
             PinFailed { .. }
             | PinVerificationFailed { .. }

@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use strata_provider::{ParallelismOwner, PlacementControl, ProviderCapabilities, parallelism_owner};
 use strata_topology::{CpuSet, CpuTopology, NumaNodeId};
 
 use crate::error::EngineError;
@@ -175,26 +176,34 @@ fn require_pinning(pinning: bool, placement: &CpuPlacement) -> Result<(), Engine
     }
 }
 
-#[cfg(any())]
 impl PlacementResolution {
-    /// Checks that a provider with `capabilities` can keep this placement's contract.
+    /// Checks that a provider with `capabilities`, serving a domain of `budget` workers
+    /// on this placement, can keep the placement's contract.
     ///
-    /// The one contract a provider can break is an exact node placement: a provider that
-    /// runs on threads of its own ([`PlacementControl::OwnWorkers`], e.g. a BLAS thread
-    /// team started once for the whole process) computes on CPUs outside the node.
-    /// Providers that run on the engine's workers or the calling thread inherit the
-    /// domain's pinning, and an all-allowed placement is the process mask every thread
-    /// already has.
+    /// The one contract no admission mode can rescue is an exact node placement served
+    /// by a provider whose own threads own the parallelism ([`parallelism_owner`] asks for
+    /// an exclusive permit) and run outside our workers ([`PlacementControl::OwnWorkers`],
+    /// e.g. a BLAS team started once for the whole process): those threads compute on
+    /// CPUs outside the node. Providers on the engine's workers or the calling thread
+    /// inherit the pinning; an all-allowed placement is covered by an exclusive entry
+    /// ([`crate::CpuDomain::enter_exclusive`]); budget 1 runs the provider sequentially.
     ///
     /// Errors: [`EngineError::ProviderCannotHonour`].
-    pub fn check_provider(&self, capabilities: &ProviderCapabilities) -> Result<(), EngineError> {
+    pub fn check_provider(&self, capabilities: &ProviderCapabilities, budget: usize) -> Result<(), EngineError> {
         let exact_node = self.guarantee == CpuPlacementGuarantee::Exact
             && matches!(self.resolved, ResolvedCpuPlacement::NumaNode { .. });
-        if exact_node && capabilities.placement == PlacementControl::OwnWorkers {
+        let own_threads = matches!(
+            parallelism_owner(capabilities, budget),
+            ParallelismOwner::Provider { exclusive_permit: true, .. }
+        ) && capabilities.placement == PlacementControl::OwnWorkers;
+        if exact_node && own_threads {
             return Err(EngineError::ProviderCannotHonour {
                 provider: capabilities.name.to_string(),
                 placement: self.resolved.to_string(),
-                reason: "it computes on threads of its own, which are not confined to the node".to_string(),
+                reason: format!(
+                    "with {budget} threads it computes on threads of its own, which are not confined to the node; \
+                     use a budget of 1 or a provider that runs on the domain's workers"
+                ),
             });
         }
         Ok(())

@@ -7,6 +7,7 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use strata_arbiter::ResourceArbiter;
 use strata_pool::BufferPool;
+use strata_provider::ProviderCapabilities;
 use strata_topology::{CpuTopology, NumaNodeId};
 
 use crate::affinity::{SystemThreadAffinity, ThreadAffinity};
@@ -200,6 +201,20 @@ impl ManagedDomainRegistry {
     /// Resolves `placement` against this registry's topology (nothing is built).
     pub fn resolve(&self, placement: &CpuPlacement) -> Result<PlacementResolution, EngineError> {
         resolve_placement(&self.settings.topology, placement, self.settings.pinning)
+    }
+
+    /// Resolves `placement` and checks that a provider with `capabilities` can keep it
+    /// on the domain that would serve it (see [`PlacementResolution::check_provider`]).
+    ///
+    /// Errors: those of [`resolve_placement`], and [`EngineError::ProviderCannotHonour`].
+    pub fn resolve_for_provider(
+        &self,
+        placement: &CpuPlacement,
+        capabilities: &ProviderCapabilities,
+    ) -> Result<PlacementResolution, EngineError> {
+        let resolution = self.resolve(placement)?;
+        resolution.check_provider(capabilities, self.budget.min(resolution.resolved.cpus().len()))?;
+        Ok(resolution)
     }
 
     /// The domain serving `placement`, building it on first use. `Auto` and `AllAllowed`

@@ -192,3 +192,56 @@ fn registry_errors_convert_to_invalid_argument() {
     assert_eq!(e.op(), "domain_registry");
     assert!(e.message().contains("at least one domain"));
 }
+
+/// A provider double owning a process-wide thread team (like OpenBLAS).
+#[derive(Debug)]
+struct TeamProvider;
+
+impl strata_provider::GemmProvider for TeamProvider {
+    fn capabilities(&self) -> strata_provider::ProviderCapabilities {
+        strata_provider::ProviderCapabilities {
+            name: "team".into(),
+            threads: strata_provider::ThreadControl::GlobalOnly,
+            placement: strata_provider::PlacementControl::OwnWorkers,
+            dtypes: strata_provider::GemmDTypes::ALL,
+            needs_unit_stride: true,
+        }
+    }
+}
+
+#[test]
+fn domains_describe_their_contract_to_provider_bundles() {
+    use strata_provider::{CpuProviderBundle, DomainAdmission as PA, DomainPlacement as PP, ProviderKind};
+    let reg = ExternalDomainRegistry::builder(mask())
+        .domain(node(0, "0-3").with_budget(4))
+        .domain(node(1, "4-7").with_budget(1))
+        .domain(ExternalCpuDomain::caller_managed("mine", CpuPlacement::Auto, CountingExecutor::new(2)))
+        .default_domain("mine")
+        .build()
+        .unwrap();
+    let n0 = reg.domain(&"node0".into()).unwrap();
+    let c = n0.provider_contract();
+    assert_eq!(
+        (c.label.as_str(), c.thread_budget, c.placement, c.admission),
+        ("node0", 4, PP::ExactPinned, PA::CooperativeCpuSet)
+    );
+    let mine = reg.domain(&"mine".into()).unwrap().provider_contract();
+    assert_eq!((mine.placement, mine.admission), (PP::CallerManaged, PA::CallerManaged));
+
+    let team = CpuProviderBundle::builder(ProviderKind::Injected).provider(Arc::new(TeamProvider)).build().unwrap();
+    match n0.validate_provider_bundle(&team) {
+        Err(EngineError::ProviderBundle { domain, .. }) => assert_eq!(domain.as_str(), "node0"),
+        other => panic!("expected ProviderBundle, got {other:?}"),
+    }
+    // Budget 1: the team provider is told to run single-threaded, which any domain allows.
+    assert!(reg.domain(&"node1".into()).unwrap().validate_provider_bundle(&team).is_ok());
+}
+
+#[test]
+fn an_empty_cpu_set_cannot_reach_the_engine() {
+    // Every engine entry point takes a `CpuSet`, which cannot be empty: the bad input is
+    // refused where the set is made, before any domain or executor sees it.
+    assert!(CpuSet::new(Vec::new()).is_err());
+    assert!("".parse::<CpuSet>().is_err());
+    assert!(" ".parse::<CpuSet>().is_err());
+}

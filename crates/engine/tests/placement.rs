@@ -6,6 +6,7 @@ use std::sync::Arc;
 use strata_engine::{
     CpuPlacement, CpuPlacementGuarantee, EngineError, ManagedDomainRegistry, ResolvedCpuPlacement, resolve_placement,
 };
+use strata_provider::{GemmDTypes, PlacementControl, ProviderCapabilities, ThreadControl};
 use strata_topology::{CpuSet, CpuTopology, NumaNodeId, ParallelismSource, SyntheticTopology, TopologySource};
 
 /// Two nodes of four cores with SMT pairs: node 0 = CPUs 0-3,8-11, node 1 = 4-7,12-15.
@@ -108,4 +109,46 @@ fn managed_registry_validates_its_budget_against_the_mask() {
     assert_eq!(r.resolved.cpus(), &set("4-7,12-15"));
     assert!(matches!(reg.domain(&CpuPlacement::NumaNode(NumaNodeId(2))), Err(EngineError::UnknownNumaNode { .. })));
     assert!(reg.built_domains().is_empty(), "resolution alone builds nothing");
+}
+
+fn caps(threads: ThreadControl, placement: PlacementControl) -> ProviderCapabilities {
+    ProviderCapabilities {
+        name: "double".into(),
+        threads,
+        placement,
+        dtypes: GemmDTypes::ALL,
+        needs_unit_stride: false,
+    }
+}
+
+#[test]
+fn a_provider_with_its_own_threads_cannot_honour_an_exact_node() {
+    let topo = two_nodes();
+    let node = resolve_placement(&topo, &CpuPlacement::NumaNode(NumaNodeId(0)), true).unwrap();
+    let all = resolve_placement(&topo, &CpuPlacement::AllAllowed, true).unwrap();
+    let blas_team = caps(ThreadControl::GlobalOnly, PlacementControl::OwnWorkers);
+    match node.check_provider(&blas_team, 4) {
+        Err(EngineError::ProviderCannotHonour { provider, placement, .. }) => {
+            assert_eq!(provider, "double");
+            assert!(placement.contains("numa-node 0"), "{placement}");
+        }
+        other => panic!("expected ProviderCannotHonour, got {other:?}"),
+    }
+    // Budget 1: the provider runs sequentially on our pinned worker.
+    assert!(node.check_provider(&blas_team, 1).is_ok());
+    // All-allowed: an exclusive entry covers its threads.
+    assert!(all.check_provider(&blas_team, 4).is_ok());
+    // Providers on our workers or the calling thread inherit the pinning.
+    for ok in [
+        caps(ThreadControl::PerCall, PlacementControl::EngineWorkers),
+        caps(ThreadControl::Sequential, PlacementControl::CallingThread),
+        caps(ThreadControl::GlobalOnly, PlacementControl::CallingThread),
+    ] {
+        assert!(node.check_provider(&ok, 4).is_ok(), "{ok:?}");
+    }
+    let reg = ManagedDomainRegistry::builder(Arc::new(topo)).thread_budget(8).build().unwrap();
+    let err = reg.resolve_for_provider(&CpuPlacement::NumaNode(NumaNodeId(1)), &blas_team).unwrap_err();
+    let e: strata_tensor::Error = err.into();
+    assert_eq!(e.kind(), strata_tensor::ErrorKind::Unsupported);
+    assert!(reg.resolve_for_provider(&CpuPlacement::Auto, &blas_team).is_ok());
 }
