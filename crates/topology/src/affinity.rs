@@ -69,28 +69,41 @@ mod platform {
     }
 
     fn get_affinity(pid: libc::pid_t) -> Result<CpuSet, TopologyError> {
-        let mut bits = INITIAL_BITS;
-        loop {
-            let mut mask: Vec<c_ulong> = vec![0; bits / WORD_BITS];
-            let bytes = mask.len() * size_of::<c_ulong>();
-            // SAFETY: `mask` is a live, writable buffer of exactly `bytes` bytes, aligned for
-            // c_ulong like cpu_set_t; the kernel writes at most `bytes` bytes into it.
+        read_growing_mask(|mask| {
+            let bytes = std::mem::size_of_val(mask);
+            // SAFETY: `mask` is a live, writable buffer of exactly `bytes` bytes, aligned
+            // for c_ulong like cpu_set_t; the kernel writes at most `bytes` bytes into it.
             let rc = unsafe {
                 libc::sched_getaffinity(pid, bytes, mask.as_mut_ptr().cast::<libc::cpu_set_t>())
             };
             if rc == 0 {
-                return mask_to_set(&mask);
+                Ok(())
+            } else {
+                Err(io::Error::last_os_error())
             }
-            let err = io::Error::last_os_error();
-            // EINVAL means the buffer is smaller than the kernel's CPU count: grow it.
-            if err.raw_os_error() == Some(libc::EINVAL) && bits < MAX_BITS {
-                bits *= 2;
-                continue;
+        })
+    }
+
+    /// Calls `read` with ever larger masks while it fails with EINVAL, which is how the
+    /// kernel says the buffer is smaller than its CPU count.
+    pub(super) fn read_growing_mask(
+        mut read: impl FnMut(&mut [c_ulong]) -> io::Result<()>,
+    ) -> Result<CpuSet, TopologyError> {
+        let mut bits = INITIAL_BITS;
+        loop {
+            let mut mask: Vec<c_ulong> = vec![0; bits / WORD_BITS];
+            match read(&mut mask) {
+                Ok(()) => return mask_to_set(&mask),
+                Err(err) if err.raw_os_error() == Some(libc::EINVAL) && bits < MAX_BITS => {
+                    bits *= 2;
+                }
+                Err(source) => {
+                    return Err(TopologyError::Affinity {
+                        op: "sched_getaffinity",
+                        source,
+                    });
+                }
             }
-            return Err(TopologyError::Affinity {
-                op: "sched_getaffinity",
-                source: err,
-            });
         }
     }
 
@@ -158,5 +171,51 @@ mod platform {
         Err(TopologyError::Unsupported {
             what: "pinning threads on this platform",
         })
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::io;
+
+    use super::platform::read_growing_mask;
+    use crate::{CpuId, TopologyError};
+
+    #[test]
+    fn mask_grows_until_the_kernel_accepts_it() {
+        // A fake kernel with 5000 CPUs, of which 3, 64 and 4999 are allowed.
+        let mut sizes = Vec::new();
+        let set = read_growing_mask(|mask| {
+            let bits = mask.len() * libc::c_ulong::BITS as usize;
+            sizes.push(bits);
+            if bits < 5000 {
+                return Err(io::Error::from_raw_os_error(libc::EINVAL));
+            }
+            for cpu in [3usize, 64, 4999] {
+                let w = libc::c_ulong::BITS as usize;
+                mask[cpu / w] |= 1 << (cpu % w);
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(sizes, vec![1024, 2048, 4096, 8192]);
+        assert_eq!(set.as_slice(), &[CpuId(3), CpuId(64), CpuId(4999)]);
+    }
+
+    #[test]
+    fn growth_stops_at_the_id_limit_and_other_errors_pass_through() {
+        let mut calls = 0;
+        let err = read_growing_mask(|_| {
+            calls += 1;
+            Err(io::Error::from_raw_os_error(libc::EINVAL))
+        })
+        .unwrap_err();
+        assert!(matches!(err, TopologyError::Affinity { .. }));
+        assert_eq!(calls, 7, "1024 .. 65536 bits");
+        let err = read_growing_mask(|_| Err(io::Error::from_raw_os_error(libc::EPERM)));
+        assert!(matches!(err, Err(TopologyError::Affinity { .. })));
+        // An empty mask is not a CPU set.
+        let err = read_growing_mask(|_| Ok(()));
+        assert!(matches!(err, Err(TopologyError::EmptyCpuSet { .. })));
     }
 }

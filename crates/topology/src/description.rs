@@ -90,10 +90,14 @@ pub struct MachineDescription {
     pub quota: Option<CpuQuota>,
     /// A short name of the source, e.g. `"sysfs"`.
     pub source: &'static str,
+    /// Whether the CPU ids are OS ids of the running machine, so threads can be pinned to
+    /// them. True for the live sysfs and hwloc sources; false for fixtures, synthetic
+    /// machines, XML exports and the `available_parallelism` fallback.
+    pub pinnable: bool,
 }
 
 impl MachineDescription {
-    /// A machine about which only the affinity mask is known.
+    /// A machine about which only the affinity mask is known (not pinnable).
     pub fn new(affinity: CpuSet, source: &'static str) -> Self {
         MachineDescription {
             affinity,
@@ -103,6 +107,7 @@ impl MachineDescription {
             last_level_caches: Vec::new(),
             quota: None,
             source,
+            pinnable: false,
         }
     }
 }

@@ -47,6 +47,9 @@ mod description;
 mod error;
 mod fallback;
 mod files;
+#[cfg(feature = "hwloc")]
+mod hwloc;
+mod json;
 mod quota;
 mod source;
 mod synthetic;
@@ -59,6 +62,8 @@ pub use cpuset::{CpuId, CpuSet, NumaNodeId};
 pub use description::{CacheDescription, CoreDescription, MachineDescription, NodeDescription};
 pub use error::{CpuListError, TopologyError};
 pub use fallback::ParallelismSource;
+#[cfg(feature = "hwloc")]
+pub use hwloc::HwlocSource;
 pub use quota::CpuQuota;
 pub use source::{TopologySource, default_thread_budget, discover, live_source};
 pub use synthetic::SyntheticTopology;

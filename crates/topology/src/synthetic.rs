@@ -40,7 +40,8 @@ impl SyntheticTopology {
         cores_per_node: u32,
         threads_per_core: u32,
     ) -> Result<Self, TopologyError> {
-        let total = u64::from(nodes) * u64::from(cores_per_node) * u64::from(threads_per_core);
+        // u128: three u32 factors cannot overflow it.
+        let total = u128::from(nodes) * u128::from(cores_per_node) * u128::from(threads_per_core);
         if total == 0 {
             return Err(TopologyError::InvalidDescription {
                 reason: format!(
@@ -48,11 +49,11 @@ impl SyntheticTopology {
                 ),
             });
         }
-        if total > u64::from(CpuId::MAX.0) + 1 {
+        if total > u128::from(CpuId::MAX.0) + 1 {
             return Err(TopologyError::InvalidDescription {
                 reason: format!(
                     "{total} CPUs exceed the supported {}",
-                    u64::from(CpuId::MAX.0) + 1
+                    u128::from(CpuId::MAX.0) + 1
                 ),
             });
         }

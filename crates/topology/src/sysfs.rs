@@ -26,7 +26,7 @@ enum AffinityOrigin {
 ///
 /// | file | use | when missing |
 /// |---|---|---|
-/// | `sys/devices/system/cpu/online` | online CPUs | error |
+/// | `sys/devices/system/cpu/online` | online CPUs | every affinity CPU is online |
 /// | `sys/devices/system/node/node<N>/cpulist` | node CPUs (may be empty) | error if the node folder exists |
 /// | `sys/devices/system/node/node<N>/distance` | one distance per node folder, ascending ids | error if the node folder exists |
 /// | `sys/devices/system/cpu/cpu<N>/topology/thread_siblings_list` | SMT siblings | CPU is a core of its own |
@@ -94,10 +94,12 @@ impl TopologySource for SysfsSource {
     fn describe(&self) -> Result<MachineDescription, TopologyError> {
         let affinity = self.read_affinity()?;
         let cpu_dir = self.root.join("sys/devices/system/cpu");
-        let online = parse_cpulist_text(
-            &read_required(&cpu_dir.join("online"))?,
-            &cpu_dir.join("online"),
-        )?;
+        // Without sysfs (a minimal container) every affinity CPU is taken as online.
+        let online_path = cpu_dir.join("online");
+        let online = match read_optional(&online_path)? {
+            Some(text) => parse_cpulist_text(&text, &online_path)?,
+            None => affinity.clone(),
+        };
         let nodes = read_nodes(&self.root.join("sys/devices/system/node"))?;
         // Only allowed CPUs matter, and reading a few hundred small files per CPU on a big
         // machine is not free: skip the rest.
@@ -121,6 +123,7 @@ impl TopologySource for SysfsSource {
         desc.cores = cores;
         desc.last_level_caches = last_level_caches;
         desc.quota = quota;
+        desc.pinnable = self.affinity == AffinityOrigin::Scheduler;
         Ok(desc)
     }
 }

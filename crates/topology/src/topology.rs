@@ -105,6 +105,7 @@ pub struct CpuTopology {
     distances: Option<Vec<u32>>,
     quota: Option<CpuQuota>,
     source: &'static str,
+    pinnable: bool,
 }
 
 impl CpuTopology {
@@ -135,22 +136,22 @@ impl CpuTopology {
         }
 
         let node_cpus = CpuSet::new(owner.keys().copied()).ok();
-        let mut machine = match (&node_cpus, &desc.online) {
-            (Some(nodes), _) => nodes.clone(),
-            (None, Some(online)) => online.clone(),
-            (None, None) => desc.affinity.clone(),
+        let described_cpus = node_cpus
+            .clone()
+            .or_else(|| desc.online.clone())
+            .unwrap_or_else(|| desc.affinity.clone());
+        // Offline CPUs may still be listed by their node; they are not usable.
+        let machine = match &desc.online {
+            Some(online) => described_cpus.intersection(online),
+            None => Some(described_cpus),
         };
-        if let (Some(_), Some(online)) = (&node_cpus, &desc.online) {
-            // Offline CPUs may still be listed by their node; they are not usable.
-            machine = machine.intersection(online).unwrap_or(machine);
-        }
-        let allowed =
-            desc.affinity
-                .intersection(&machine)
-                .ok_or_else(|| TopologyError::NoAllowedCpus {
-                    allowed: desc.affinity.to_string(),
-                    present: machine.to_string(),
-                })?;
+        let allowed = machine
+            .as_ref()
+            .and_then(|m| desc.affinity.intersection(m))
+            .ok_or_else(|| TopologyError::NoAllowedCpus {
+                allowed: desc.affinity.to_string(),
+                present: machine.map_or_else(|| "no online CPU".to_string(), |m| m.to_string()),
+            })?;
 
         let nodes: Vec<CpuNode> = if node_cpus.is_none() {
             vec![CpuNode {
@@ -179,6 +180,7 @@ impl CpuTopology {
             distances,
             quota: desc.quota,
             source: desc.source,
+            pinnable: desc.pinnable,
         })
     }
 
@@ -255,6 +257,14 @@ impl CpuTopology {
         self.source
     }
 
+    /// Whether the CPU ids are OS ids of the running machine, so [`crate::pin_current_thread`]
+    /// can target them. False for fixtures, synthetic machines, hwloc XML exports and the
+    /// `available_parallelism` fallback (whose ids are positions): placement on such a
+    /// topology can only be advisory.
+    pub fn is_pinnable(&self) -> bool {
+        self.pinnable
+    }
+
     /// min(allowed CPUs, ceil(quota)), at least 1, ignoring any environment override.
     pub fn hardware_thread_budget(&self) -> NonZeroUsize {
         let quota_cap = self.quota.map_or(usize::MAX, |q| q.ceil_cpus());
@@ -266,7 +276,9 @@ impl CpuTopology {
     /// The default number of worker threads: `RAYON_NUM_THREADS` from the process
     /// environment when set, else [`CpuTopology::hardware_thread_budget`].
     ///
-    /// A set but zero, negative, non-numeric or absurd (> 65 536) value is an error.
+    /// A set but zero, negative, non-numeric or absurd (> 65 536) value is an error. A valid
+    /// value is honoured as given, even above the allowed CPU count: it is an explicit
+    /// request.
     pub fn default_thread_budget(&self) -> Result<NonZeroUsize, TopologyError> {
         let value = budget::rayon_num_threads_from_env()?;
         self.thread_budget(value.as_deref())
@@ -300,7 +312,12 @@ impl CpuTopology {
     pub fn summary(&self) -> String {
         let mut out = String::new();
         // Writing to a String cannot fail.
-        let _ = writeln!(out, "source:        {}", self.source);
+        let _ = writeln!(
+            out,
+            "source:        {}{}",
+            self.source,
+            if self.pinnable { "" } else { " (not pinnable)" }
+        );
         let _ = writeln!(
             out,
             "allowed CPUs:  {} ({} CPUs)",
