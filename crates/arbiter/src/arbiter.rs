@@ -11,9 +11,9 @@ use strata_topology::CpuSet;
 use crate::error::{AdmissionError, OwnerKind};
 use crate::fairness::{Claim, GATE_OPEN, WaitQueue, release_prefix};
 use crate::owner::{self, Owner};
-use crate::permit::ResourcePermit;
+use crate::permit::{Held, ResourcePermit};
 use crate::request::{AdmissionRequest, WaitPolicy};
-use crate::slots::{HELD, LEAD, SlotTable};
+use crate::slots::{HELD, LEAD, SlotTable, WAITING};
 use crate::stats::AdmissionStats;
 
 /// The gate word alone on its cache line: every fast path reads it, the slow path rarely
@@ -69,6 +69,7 @@ impl ResourceArbiter {
     ///
     /// Errors: [`AdmissionError::ReEntrant`] if the thread already holds a permit of this
     /// arbiter; [`AdmissionError::CpuIdTooLarge`] for ids above `CpuId::MAX`.
+    #[inline]
     pub fn acquire(
         &self,
         request: &AdmissionRequest,
@@ -86,6 +87,7 @@ impl ResourceArbiter {
     /// A request that overlaps an older waiting request is refused even if its CPUs are
     /// free at this instant (the waiter comes first). Under concurrent admission of
     /// overlapping requests, a refusal may reflect a claim that was being rolled back.
+    #[inline]
     pub fn try_acquire(
         &self,
         request: &AdmissionRequest,
@@ -101,6 +103,7 @@ impl ResourceArbiter {
     /// Waits at most `timeout` for `request`, else [`AdmissionError::TimedOut`].
     ///
     /// A zero timeout never waits (see [`WaitPolicy::Timeout`]).
+    #[inline]
     pub fn acquire_timeout(
         &self,
         request: &AdmissionRequest,
@@ -140,6 +143,7 @@ impl ResourceArbiter {
     /// drop(permit);
     /// # Ok::<(), AdmissionError>(())
     /// ```
+    #[inline]
     pub fn admit<'a>(
         &'a self,
         request: &AdmissionRequest,
@@ -174,6 +178,7 @@ impl ResourceArbiter {
         }
     }
 
+    #[inline]
     fn admit_as<'a>(
         &'a self,
         op: &'static str,
@@ -185,7 +190,7 @@ impl ResourceArbiter {
         // A permit never leaves the thread that acquired it (`ResourcePermit` is !Send), so
         // the thread's record covers token-owned permits too: a thread never waits on a
         // permit it holds itself, whoever it holds it for.
-        if owner::thread_holds(self.id) {
+        if !owner::thread_try_mark(self.id) {
             return Err(AdmissionError::ReEntrant {
                 op,
                 owner: OwnerKind::CurrentThread,
@@ -195,6 +200,7 @@ impl ResourceArbiter {
             Owner::CurrentThread => None,
             Owner::Token(token) => {
                 if !token.try_mark(self.id) {
+                    owner::thread_remove(self.id);
                     return Err(AdmissionError::ReEntrant {
                         op,
                         owner: OwnerKind::Token,
@@ -205,10 +211,15 @@ impl ResourceArbiter {
         };
         match self.admit_unowned(op, request, wait) {
             Ok(()) => {
-                owner::thread_insert(self.id);
-                Ok(ResourcePermit::new(self, request.clone(), token))
+                let held = match request {
+                    AdmissionRequest::Cpus(set) if set.len() == 1 => Held::Cpu(set.first()),
+                    AdmissionRequest::Cpus(set) => Held::Cpus(set.clone()),
+                    AdmissionRequest::Exclusive => Held::Exclusive,
+                };
+                Ok(ResourcePermit::new(self, held, token))
             }
             Err(error) => {
+                owner::thread_remove(self.id);
                 if let Some(token) = token {
                     token.unmark(self.id);
                 }
@@ -261,6 +272,7 @@ impl ResourceArbiter {
     ///
     /// On failure, returns whether the queue must run an admission pass because a claim
     /// was rolled back that a waiter may have observed.
+    #[inline]
     fn claim_fast(&self, set: &CpuSet) -> Result<(), bool> {
         let gate = &self.gate.0;
         if gate.load(Ordering::SeqCst) != GATE_OPEN {
@@ -344,23 +356,31 @@ impl ResourceArbiter {
         }
     }
 
-    /// Gives back what `request` held; called once per permit, from its `Drop`.
-    pub(crate) fn release(&self, request: &AdmissionRequest) {
-        match request {
-            AdmissionRequest::Cpus(set) => {
-                let had_waiter = release_prefix(&self.slots, set, set.len());
-                // We cleared our slots and then read the gate; an exclusive request closes
-                // the gate and then reads the slots: one of us sees the other.
-                if had_waiter || self.gate.0.load(Ordering::SeqCst) != GATE_OPEN {
-                    self.queue.lock().admit(&self.slots, &self.gate.0);
-                }
+    /// Gives back what a permit held; called once per permit, from its `Drop`.
+    #[inline]
+    pub(crate) fn release(&self, held: &Held) {
+        let had_waiter = match held {
+            Held::Cpu(cpu) => {
+                let previous = self
+                    .slots
+                    .slot(*cpu)
+                    .state
+                    .fetch_and(!(HELD | LEAD), Ordering::SeqCst);
+                previous & WAITING != 0
             }
-            AdmissionRequest::Exclusive => {
+            Held::Cpus(set) => release_prefix(&self.slots, set, set.len()),
+            Held::Exclusive => {
                 let mut queue = self.queue.lock();
                 queue.exclusive_held = false;
                 queue.publish_gate(&self.gate.0);
                 queue.admit(&self.slots, &self.gate.0);
+                return;
             }
+        };
+        // We cleared our slots and then read the gate; an exclusive request closes the
+        // gate and then reads the slots: one of us sees the other.
+        if had_waiter || self.gate.0.load(Ordering::SeqCst) != GATE_OPEN {
+            self.queue.lock().admit(&self.slots, &self.gate.0);
         }
     }
 
@@ -381,5 +401,82 @@ impl fmt::Debug for ResourceArbiter {
             .field("id", &self.id)
             .field("stats", &self.stats())
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc::channel;
+
+    use strata_topology::CpuId;
+
+    use super::*;
+
+    const PATIENCE: Duration = Duration::from_secs(10);
+
+    #[test]
+    fn uncontended_requests_never_touch_the_queue_mutex() {
+        // With the slow path's mutex held elsewhere, requests on free CPUs (single, sets,
+        // try, timed) are still admitted and released: the fast path takes no global lock.
+        let arbiter = ResourceArbiter::new();
+        let (done_tx, done_rx) = channel();
+        std::thread::scope(|s| {
+            let guard = arbiter.queue.lock();
+            let arbiter = &arbiter;
+            s.spawn(move || {
+                for cpu in 0..8 {
+                    let single = AdmissionRequest::cpu(CpuId(cpu));
+                    drop(arbiter.acquire_timeout(&single, PATIENCE).unwrap());
+                    drop(arbiter.try_acquire(&single).unwrap());
+                }
+                let set =
+                    AdmissionRequest::Cpus(CpuSet::new([CpuId(3), CpuId(64), CpuId(9)]).unwrap());
+                drop(arbiter.acquire(&set).unwrap());
+                done_tx.send(()).unwrap();
+            });
+            let outcome = done_rx.recv_timeout(PATIENCE);
+            drop(guard);
+            assert!(
+                outcome.is_ok(),
+                "an uncontended request waited for the queue mutex"
+            );
+        });
+        assert_eq!(arbiter.stats().immediate_grants, 17);
+    }
+
+    #[test]
+    fn a_rolled_back_claim_seen_by_a_waiter_is_handed_on() {
+        // A waiter marks CPU 1 while a fast-path claimer holds it only transiently (its
+        // claim of CPU 2 fails); the roll-back must admit the waiter.
+        let arbiter = ResourceArbiter::new();
+        let two = arbiter.acquire(&AdmissionRequest::cpu(CpuId(2))).unwrap();
+        let set = CpuSet::new([CpuId(1), CpuId(2)]).unwrap();
+        // Simulate the interleaving by hand: claim 1, then a waiter marks 1, then the
+        // claim of 2 fails and everything is rolled back.
+        let one = &arbiter.slots.slot(CpuId(1)).state;
+        one.store(HELD | LEAD, Ordering::SeqCst);
+        let (granted_tx, granted_rx) = channel();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let permit = arbiter
+                    .acquire_timeout(&AdmissionRequest::cpu(CpuId(1)), PATIENCE)
+                    .unwrap();
+                granted_tx.send(()).unwrap();
+                drop(permit);
+            });
+            let deadline = Instant::now() + PATIENCE;
+            while one.load(Ordering::SeqCst) & WAITING == 0 {
+                assert!(Instant::now() < deadline);
+                std::thread::yield_now();
+            }
+            assert!(granted_rx.try_recv().is_err());
+            // Roll back exactly as `claim_fast` does when the second CAS fails.
+            let had_waiter = release_prefix(&arbiter.slots, &set, 1);
+            assert!(had_waiter);
+            arbiter.queue.lock().admit(&arbiter.slots, &arbiter.gate.0);
+            granted_rx.recv_timeout(PATIENCE).unwrap();
+        });
+        drop(two);
+        assert_eq!(arbiter.stats().holders, 0);
     }
 }

@@ -30,10 +30,12 @@ impl HeldArbiters {
         }
     }
 
+    #[inline]
     pub(crate) fn contains(&self, arbiter: u64) -> bool {
         self.inline[..self.inline_len].contains(&arbiter) || self.overflow.contains(&arbiter)
     }
 
+    #[inline]
     pub(crate) fn insert(&mut self, arbiter: u64) {
         if self.inline_len < INLINE {
             self.inline[self.inline_len] = arbiter;
@@ -43,6 +45,7 @@ impl HeldArbiters {
         }
     }
 
+    #[inline]
     pub(crate) fn remove(&mut self, arbiter: u64) {
         if let Some(i) = self.inline[..self.inline_len]
             .iter()
@@ -65,18 +68,25 @@ thread_local! {
     static THREAD_HELD: RefCell<HeldArbiters> = const { RefCell::new(HeldArbiters::new()) };
 }
 
-/// Whether the calling thread holds a permit of `arbiter`.
-pub(crate) fn thread_holds(arbiter: u64) -> bool {
+/// Marks the calling thread as holding a permit of `arbiter`; false if it already was.
+///
+/// One thread-local access serves as both the re-entrancy check and the record.
+#[inline]
+pub(crate) fn thread_try_mark(arbiter: u64) -> bool {
     THREAD_HELD
-        .try_with(|held| held.borrow().contains(arbiter))
-        .unwrap_or(false)
+        .try_with(|held| {
+            let mut held = held.borrow_mut();
+            if held.contains(arbiter) {
+                return false;
+            }
+            held.insert(arbiter);
+            true
+        })
+        // During thread teardown the record is gone; nothing can re-enter then anyway.
+        .unwrap_or(true)
 }
 
-pub(crate) fn thread_insert(arbiter: u64) {
-    // During thread teardown the record may be gone; nothing can re-enter then anyway.
-    let _ = THREAD_HELD.try_with(|held| held.borrow_mut().insert(arbiter));
-}
-
+#[inline]
 pub(crate) fn thread_remove(arbiter: u64) {
     let _ = THREAD_HELD.try_with(|held| held.borrow_mut().remove(arbiter));
 }

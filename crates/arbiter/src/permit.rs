@@ -3,11 +3,10 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use strata_topology::CpuSet;
+use strata_topology::{CpuId, CpuSet};
 
 use crate::arbiter::ResourceArbiter;
 use crate::owner::{self, OwnerToken};
-use crate::request::AdmissionRequest;
 
 /// Proof of admission. Dropping it releases the CPUs (also during a panic's unwinding).
 ///
@@ -44,38 +43,55 @@ use crate::request::AdmissionRequest;
 #[must_use = "the CPUs are released as soon as the permit is dropped"]
 pub struct ResourcePermit<'a> {
     arbiter: &'a ResourceArbiter,
-    request: AdmissionRequest,
+    held: Held,
     token: Option<&'a OwnerToken>,
     _stay_on_thread: PhantomData<*const ()>,
+}
+
+/// What a permit holds. A single CPU is kept by value so that the budget-1 fast path
+/// touches no reference count.
+#[derive(Debug)]
+pub(crate) enum Held {
+    Cpu(CpuId),
+    Cpus(CpuSet),
+    Exclusive,
 }
 
 impl<'a> ResourcePermit<'a> {
     pub(crate) fn new(
         arbiter: &'a ResourceArbiter,
-        request: AdmissionRequest,
+        held: Held,
         token: Option<&'a OwnerToken>,
     ) -> ResourcePermit<'a> {
         ResourcePermit {
             arbiter,
-            request,
+            held,
             token,
             _stay_on_thread: PhantomData,
         }
     }
 
-    /// What this permit admits.
-    pub fn request(&self) -> &AdmissionRequest {
-        &self.request
+    /// The CPUs held, ascending; empty for an exclusive permit (which holds every CPU).
+    pub fn cpu_ids(&self) -> &[CpuId] {
+        match &self.held {
+            Held::Cpu(cpu) => std::slice::from_ref(cpu),
+            Held::Cpus(set) => set.as_slice(),
+            Held::Exclusive => &[],
+        }
     }
 
-    /// The CPUs held, or `None` for an exclusive permit (which holds every CPU).
-    pub fn cpus(&self) -> Option<&CpuSet> {
-        self.request.cpus()
+    /// Whether the permit covers `cpu` (always, for an exclusive permit).
+    pub fn covers(&self, cpu: CpuId) -> bool {
+        match &self.held {
+            Held::Cpu(held) => *held == cpu,
+            Held::Cpus(set) => set.contains(cpu),
+            Held::Exclusive => true,
+        }
     }
 
     /// Whether this is an exclusive permit.
     pub fn is_exclusive(&self) -> bool {
-        matches!(self.request, AdmissionRequest::Exclusive)
+        matches!(self.held, Held::Exclusive)
     }
 
     /// Releases the permit now (the same as dropping it).
@@ -83,6 +99,7 @@ impl<'a> ResourcePermit<'a> {
 }
 
 impl Drop for ResourcePermit<'_> {
+    #[inline]
     fn drop(&mut self) {
         // Forget the owner first: in between, a second request by the same owner waits
         // briefly instead of being refused as re-entrant.
@@ -91,14 +108,14 @@ impl Drop for ResourcePermit<'_> {
         if let Some(token) = self.token {
             token.unmark(id);
         }
-        self.arbiter.release(&self.request);
+        self.arbiter.release(&self.held);
     }
 }
 
 impl fmt::Debug for ResourcePermit<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ResourcePermit")
-            .field("request", &self.request)
+            .field("held", &self.held)
             .field("token", &self.token.map(OwnerToken::id))
             .finish()
     }

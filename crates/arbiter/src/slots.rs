@@ -12,7 +12,7 @@
 //! those are only correct in a single total order.
 
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 
 use strata_topology::CpuId;
 
@@ -48,6 +48,9 @@ struct Chunk {
 /// The slots of every CPU id, allocated on first use.
 pub(crate) struct SlotTable {
     chunks: Box<[AtomicPtr<Chunk>]>,
+    /// One past the highest chunk index ever published, so scans skip the empty tail.
+    /// Raised (SeqCst) after publishing and before any slot of the chunk is claimed.
+    scan_end: AtomicUsize,
 }
 
 impl SlotTable {
@@ -56,45 +59,65 @@ impl SlotTable {
             chunks: (0..CHUNKS)
                 .map(|_| AtomicPtr::new(ptr::null_mut()))
                 .collect(),
+            scan_end: AtomicUsize::new(0),
         }
     }
 
     /// The slot of `cpu`.
     ///
     /// The caller has checked `cpu <= CpuId::MAX` (`AdmissionRequest` validation does).
+    #[inline]
     pub(crate) fn slot(&self, cpu: CpuId) -> &CpuSlot {
         let index = cpu.index();
-        let chunk = self.chunk(index / CPUS_PER_CHUNK);
+        let chunk_index = index / CPUS_PER_CHUNK;
+        // INVARIANT: ids were validated against CpuId::MAX, so the index is in range.
+        let existing = self.chunks[chunk_index].load(Ordering::SeqCst);
+        // The publisher raises `scan_end` right after publishing; a claimer that sees the
+        // chunk before that makes sure it is raised itself, so no slot is ever claimed in
+        // a chunk that a scan would skip.
+        if existing.is_null() || self.scan_end.load(Ordering::SeqCst) <= chunk_index {
+            return &self.publish_chunk(chunk_index).slots[index % CPUS_PER_CHUNK];
+        }
+        // SAFETY: a non-null pointer in the table came from `Box::into_raw` in
+        // `publish_chunk` and is freed only in `Drop`, which cannot run while `&self` is
+        // borrowed.
+        let chunk = unsafe { &*existing };
         &chunk.slots[index % CPUS_PER_CHUNK]
     }
 
-    fn chunk(&self, chunk_index: usize) -> &Chunk {
-        // INVARIANT: ids were validated against CpuId::MAX, so the index is in range.
+    /// Allocates and publishes the chunk (unless another thread did), and raises
+    /// `scan_end` to cover it.
+    #[cold]
+    fn publish_chunk(&self, chunk_index: usize) -> &Chunk {
         let cell = &self.chunks[chunk_index];
-        let existing = cell.load(Ordering::SeqCst);
-        if !existing.is_null() {
-            // SAFETY: a non-null pointer in the table came from `Box::into_raw` below and is
-            // freed only in `Drop`, which cannot run while `&self` is borrowed.
-            return unsafe { &*existing };
+        let mut chunk = cell.load(Ordering::SeqCst);
+        if chunk.is_null() {
+            let fresh = Box::into_raw(Box::new(Chunk {
+                slots: std::array::from_fn(|_| CpuSlot::default()),
+            }));
+            chunk = match cell.compare_exchange(
+                ptr::null_mut(),
+                fresh,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                Ok(_) => fresh,
+                Err(winner) => {
+                    // SAFETY: `fresh` was never published, so this thread owns it alone.
+                    drop(unsafe { Box::from_raw(fresh) });
+                    winner
+                }
+            };
         }
-        let fresh = Box::into_raw(Box::new(Chunk {
-            slots: std::array::from_fn(|_| CpuSlot::default()),
-        }));
-        match cell.compare_exchange(ptr::null_mut(), fresh, Ordering::SeqCst, Ordering::SeqCst) {
-            // SAFETY: we just published `fresh`; it lives until `Drop` as argued above.
-            Ok(_) => unsafe { &*fresh },
-            Err(winner) => {
-                // SAFETY: `fresh` was never published, so this thread owns it alone.
-                drop(unsafe { Box::from_raw(fresh) });
-                // SAFETY: `winner` is a published chunk, valid until `Drop`.
-                unsafe { &*winner }
-            }
-        }
+        self.scan_end.fetch_max(chunk_index + 1, Ordering::SeqCst);
+        // SAFETY: `chunk` is published (by us or the winner) and lives until `Drop`.
+        unsafe { &*chunk }
     }
 
     /// Calls `visit` on every slot allocated so far.
     pub(crate) fn for_each_allocated(&self, mut visit: impl FnMut(&CpuSlot)) {
-        for cell in self.chunks.iter() {
+        let end = self.scan_end.load(Ordering::SeqCst);
+        for cell in self.chunks[..end].iter() {
             let chunk = cell.load(Ordering::SeqCst);
             if chunk.is_null() {
                 continue;

@@ -16,13 +16,14 @@ fn disjoint_sets_coexist() {
     std::thread::scope(|s| {
         s.spawn(|| {
             let other = arbiter.acquire_timeout(&cpus("2-3,8"), PATIENCE).unwrap();
-            assert_eq!(other.cpus().unwrap().to_string(), "2-3,8");
+            assert_eq!(other.cpu_ids(), [CpuId(2), CpuId(3), CpuId(8)]);
+            assert!(other.covers(CpuId(8)) && !other.covers(CpuId(0)));
             assert_eq!(arbiter.stats().holders, 2);
         })
         .join()
         .unwrap();
     });
-    assert_eq!(held.cpus().unwrap().to_string(), "0-1");
+    assert_eq!(held.cpu_ids(), [CpuId(0), CpuId(1)]);
     let stats = arbiter.stats();
     assert_eq!(stats.grants, 2);
     assert_eq!(stats.immediate_grants, 2);
@@ -41,8 +42,8 @@ fn overlapping_request_waits_for_release() {
             granted_tx.send(()).unwrap();
             drop(permit);
         });
+        wait_until(|| arbiter.stats().waiting == 1);
         expect_silence(&granted_rx, "overlapping request admitted while 1 is held");
-        assert_eq!(arbiter.stats().waiting, 1);
         drop(held);
         expect_msg(&granted_rx, "overlapping request after release");
     });
@@ -133,7 +134,8 @@ fn exclusive_waits_for_sets_and_blocks_younger_sets() {
             let permit = arbiter
                 .acquire_timeout(&AdmissionRequest::Exclusive, PATIENCE)
                 .unwrap();
-            assert!(permit.is_exclusive() && permit.cpus().is_none());
+            assert!(permit.is_exclusive() && permit.cpu_ids().is_empty());
+            assert!(permit.covers(CpuId(1234)));
             exclusive_tx.send(()).unwrap();
             expect_msg(&release_rx, "release order for the exclusive permit");
         });
@@ -285,12 +287,12 @@ fn timeout_expires_and_leaving_the_queue_unblocks_younger_requests() {
     let (younger_tx, younger_rx) = channel();
     std::thread::scope(|s| {
         s.spawn(|| {
-            let older = arbiter.acquire_timeout(&cpus("0-1"), Duration::from_millis(150));
+            let older = arbiter.acquire_timeout(&cpus("0-1"), Duration::from_millis(500));
             assert_eq!(
                 older.map(drop),
                 Err(AdmissionError::TimedOut {
                     op: "ResourceArbiter::acquire_timeout",
-                    timeout: Duration::from_millis(150),
+                    timeout: Duration::from_millis(500),
                 })
             );
         });
@@ -400,4 +402,51 @@ fn wait_until(condition: impl Fn() -> bool) {
         );
         std::thread::sleep(Duration::from_millis(1));
     }
+}
+
+#[test]
+fn blocking_is_transitive_through_older_waiters() {
+    // Held: {0}. Then, in order: A wants {0,1}, B {1,2}, C {3}, D {2}.
+    // C overlaps nobody: admitted at once. A waits for 0; B waits behind A (on 1); D waits
+    // behind B (on 2) although CPU 2 is free. Releases then hand on A -> B -> D.
+    let arbiter = ResourceArbiter::new();
+    let held = arbiter.acquire(&cpus("0")).unwrap();
+    let (granted_tx, granted_rx) = channel();
+    let mut release = Vec::new();
+    std::thread::scope(|s| {
+        for (name, list) in [("A", "0-1"), ("B", "1-2"), ("C", "3"), ("D", "2")] {
+            let (release_tx, release_rx) = channel::<()>();
+            release.push(release_tx);
+            let (arbiter, granted_tx) = (&arbiter, granted_tx.clone());
+            let waiting_before = arbiter.stats().waiting;
+            s.spawn(move || {
+                let permit = arbiter.acquire_timeout(&cpus(list), PATIENCE).unwrap();
+                granted_tx.send(name).unwrap();
+                expect_msg(&release_rx, "release order");
+                drop(permit);
+            });
+            // Enqueue strictly one after another (C is admitted without queueing).
+            if name == "C" {
+                assert_eq!(expect_msg(&granted_rx, "C"), "C");
+            } else {
+                wait_until(|| arbiter.stats().waiting == waiting_before + 1);
+            }
+        }
+        expect_silence(&granted_rx, "a waiter overtook the FIFO order");
+        drop(held);
+        assert_eq!(expect_msg(&granted_rx, "after {0} released"), "A");
+        expect_silence(&granted_rx, "B or D admitted while A holds 1");
+        release[0].send(()).unwrap();
+        assert_eq!(expect_msg(&granted_rx, "after A released"), "B");
+        expect_silence(&granted_rx, "D admitted while B holds 2");
+        release[1].send(()).unwrap();
+        assert_eq!(expect_msg(&granted_rx, "after B released"), "D");
+        release[2].send(()).unwrap();
+        release[3].send(()).unwrap();
+    });
+    let stats = arbiter.stats();
+    assert_eq!(
+        (stats.grants, stats.immediate_grants, stats.waits),
+        (5, 2, 3)
+    );
 }
