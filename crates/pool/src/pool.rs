@@ -121,7 +121,7 @@ impl fmt::Debug for BufferPool {
     }
 }
 
-/// Why an acquire did not produce a loan.
+/// The error for a request whose byte size cannot be allocated on any machine.
 fn overflow_error<T: Scalar>(op: &'static str, len: usize) -> Error {
     Error::invalid_argument(
         op,
@@ -301,7 +301,7 @@ impl BufferPool {
                     // INVARIANT: buckets hold only buffers of their dtype with capacity
                     // >= the request, so this is unreachable; report instead of panic.
                     drop(buffer);
-                    self.shared.lock().stats.outstanding_loans -= 1;
+                    self.shared.lock().end_loan();
                     Err(Error::internal(op, "a retained buffer did not fit its bucket"))
                 }
             },
@@ -315,9 +315,11 @@ impl BufferPool {
         let fresh = ErasedBuffer::alloc_zeroed::<T>(len).ok().and_then(|b| b.into_vec::<T>(len).ok());
         let Some(lent) = fresh else {
             let mut state = self.shared.lock();
-            state.stats.outstanding_loans -= 1;
-            state.stats.misses -= 1;
-            state.stats.fresh_bytes -= bytes as u64;
+            // Undo the miss counted at lookup (saturating: a `reset` may have zeroed the
+            // counters in between).
+            state.end_loan();
+            state.stats.misses = state.stats.misses.saturating_sub(1);
+            state.stats.fresh_bytes = state.stats.fresh_bytes.saturating_sub(bytes as u64);
             return Err(Error::backend_failure(
                 op,
                 format!("the allocator could not provide {bytes} bytes for {len} elements of {}", T::DTYPE),
@@ -345,7 +347,7 @@ impl PoolShared {
         {
             let mut state = self.lock();
             if from_loan {
-                state.stats.outstanding_loans -= 1;
+                state.end_loan();
             }
             if buffer.capacity() == 0 {
                 // Nothing to keep: an empty loan's buffer.
@@ -366,11 +368,17 @@ impl PoolShared {
 
     /// Ends a loan whose buffer left the pool (`into_vec`).
     pub(crate) fn forget_loan(&self) {
-        self.lock().stats.outstanding_loans -= 1;
+        self.lock().end_loan();
     }
 }
 
 impl PoolState {
+    /// Ends one loan in the accounting. Saturating, so that even a broken invariant
+    /// cannot panic while the lock is held.
+    fn end_loan(&mut self) {
+        self.stats.outstanding_loans = self.stats.outstanding_loans.saturating_sub(1);
+    }
+
     /// Evicts least recently used buffers into `freed` until the cap holds.
     fn evict_over_cap(&mut self, freed: &mut Vec<ErasedBuffer>) {
         while self.retained.bytes() > self.stats.cap_bytes {
