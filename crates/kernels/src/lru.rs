@@ -34,18 +34,12 @@ pub struct CacheLimits {
 impl CacheLimits {
     /// Limits of `max_entries` entries and `max_bytes` bytes.
     pub fn new(max_entries: usize, max_bytes: usize) -> Self {
-        CacheLimits {
-            max_entries,
-            max_bytes,
-        }
+        CacheLimits { max_entries, max_bytes }
     }
 
     /// Limits that retain nothing.
     pub fn disabled() -> Self {
-        CacheLimits {
-            max_entries: 0,
-            max_bytes: 0,
-        }
+        CacheLimits { max_entries: 0, max_bytes: 0 }
     }
 }
 
@@ -85,16 +79,12 @@ impl<K: Hash + Eq + Clone, V> LruState<K, V> {
     fn node(&self, slot: usize) -> &Node<K, V> {
         // INVARIANT: every slot reachable from `index`, `head`, `tail` or a node's links is
         // occupied; slots become `None` only in `remove_slot`, which unlinks them first.
-        self.nodes[slot]
-            .as_ref()
-            .expect("linked LRU slot is occupied")
+        self.nodes[slot].as_ref().expect("linked LRU slot is occupied")
     }
 
     fn node_mut(&mut self, slot: usize) -> &mut Node<K, V> {
         // INVARIANT: as in `node`.
-        self.nodes[slot]
-            .as_mut()
-            .expect("linked LRU slot is occupied")
+        self.nodes[slot].as_mut().expect("linked LRU slot is occupied")
     }
 
     fn unlink(&mut self, slot: usize) {
@@ -140,9 +130,7 @@ impl<K: Hash + Eq + Clone, V> LruState<K, V> {
     fn remove_slot(&mut self, slot: usize) -> Node<K, V> {
         self.unlink(slot);
         // INVARIANT: `slot` was linked, hence occupied.
-        let node = self.nodes[slot]
-            .take()
-            .expect("linked LRU slot is occupied");
+        let node = self.nodes[slot].take().expect("linked LRU slot is occupied");
         self.index.remove(&node.key);
         self.bytes -= node.bytes;
         self.free.push(slot);
@@ -151,9 +139,7 @@ impl<K: Hash + Eq + Clone, V> LruState<K, V> {
 
     /// Drops least recently used entries until both limits hold.
     fn enforce_limits(&mut self) {
-        while self.tail != NIL
-            && (self.index.len() > self.limits.max_entries || self.bytes > self.limits.max_bytes)
-        {
+        while self.tail != NIL && (self.index.len() > self.limits.max_entries || self.bytes > self.limits.max_bytes) {
             let lru = self.tail;
             self.remove_slot(lru);
             self.evictions += 1;
@@ -167,13 +153,7 @@ impl<K: Hash + Eq + Clone, V> LruState<K, V> {
             self.bytes = self.bytes - old + bytes;
             self.touch(slot);
         } else {
-            let node = Node {
-                key: key.clone(),
-                value,
-                bytes,
-                prev: NIL,
-                next: NIL,
-            };
+            let node = Node { key: key.clone(), value, bytes, prev: NIL, next: NIL };
             let slot = match self.free.pop() {
                 Some(slot) => {
                     self.nodes[slot] = Some(node);
@@ -251,9 +231,7 @@ impl<K: Hash + Eq + Clone, V> LruCache<K, V> {
     fn lock(&self) -> MutexGuard<'_, LruState<K, V>> {
         // No caller code runs while the lock is held and every method leaves the state
         // consistent before anything that could panic, so a poisoned lock holds a valid state.
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The value for `key`, marking it most recently used; counts a hit or a miss.
@@ -361,10 +339,7 @@ impl<K: Hash + Eq + Clone, V> LruCache<K, V> {
 
 impl<K, V> std::fmt::Debug for LruCache<K, V> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let s = self
-            .state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let s = self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         f.debug_struct("LruCache")
             .field("limits", &s.limits)
             .field("entries", &s.index.len())
@@ -463,17 +438,7 @@ mod tests {
         c.clear();
         c.clear();
         let s = c.stats();
-        assert_eq!(
-            s,
-            CacheStats {
-                entries: 0,
-                bytes: 0,
-                hits: 1,
-                misses: 1,
-                evictions: 0,
-                clears: 2
-            }
-        );
+        assert_eq!(s, CacheStats { entries: 0, bytes: 0, hits: 1, misses: 1, evictions: 0, clears: 2 });
         // The cache works normally after a clear, reusing no stale links.
         c.insert(3, Arc::new(3), 5);
         c.insert(4, Arc::new(4), 5);
@@ -548,9 +513,7 @@ mod tests {
             });
         }
         for _ in 0..threads {
-            done_rx
-                .recv_timeout(Duration::from_secs(30))
-                .expect("a cache worker finished in time");
+            done_rx.recv_timeout(Duration::from_secs(30)).expect("a cache worker finished in time");
         }
         let s = c.stats();
         assert_eq!(s.lookups(), threads * per_thread);
