@@ -231,9 +231,17 @@ impl ScatterPlan {
                 o_at += i as isize * self.window_out_strides[d];
                 u_at += i as isize * self.window_upd_strides[d];
             }
-            for j in j_lo as isize..j_hi as isize {
-                let o = &mut out[(o_at + j * run_out) as usize];
-                *o = combine(*o, upd[(u_at + j * run_upd) as usize]);
+            if run_out == 1 && run_upd == 1 {
+                // Both runs contiguous: a slice loop the compiler can vectorise.
+                let (o0, u0, n) = ((o_at as usize) + j_lo, (u_at as usize) + j_lo, j_hi - j_lo);
+                for (o, &u) in out[o0..o0 + n].iter_mut().zip(&upd[u0..u0 + n]) {
+                    *o = combine(*o, u);
+                }
+            } else {
+                for j in j_lo as isize..j_hi as isize {
+                    let o = &mut out[(o_at + j * run_out) as usize];
+                    *o = combine(*o, upd[(u_at + j * run_upd) as usize]);
+                }
             }
             let mut d = outer.len();
             loop {
