@@ -289,3 +289,29 @@ fn zero_stride_broadcast_views_are_read_correctly() {
     let out = concatenate(&ctx, &[b().into(), b().into()], 0).unwrap();
     assert_eq!(data::<i64>(&out), [1, 2, 3].repeat(8));
 }
+
+#[test]
+fn large_concatenations_split_over_threads() {
+    let mut rng = Rng::new(11);
+    for axis in 0..2 {
+        let a = Strided::<i32>::new(&mut rng, &[600, 100], |i| (i[0] * 1000 + i[1]) as i32);
+        let b = Strided::<i32>::new(&mut rng, &[600, 100], |i| -((i[0] * 1000 + i[1]) as i32));
+        let out = concatenate(&threaded(), &[a.read(), b.read()], axis).unwrap();
+        let seq = concatenate(&KernelContext::sequential(), &[a.read(), b.read()], axis).unwrap();
+        let (av, bv) = (a.view(), b.view());
+        let expected: Vec<i32> = indices_of(out.shape())
+            .iter()
+            .map(|o| {
+                let (i, j) = (o[0], o[1]);
+                match axis {
+                    0 if i < 600 => *av.get(&[i, j]).unwrap(),
+                    0 => *bv.get(&[i - 600, j]).unwrap(),
+                    _ if j < 100 => *av.get(&[i, j]).unwrap(),
+                    _ => *bv.get(&[i, j - 100]).unwrap(),
+                }
+            })
+            .collect();
+        assert_eq!(data::<i32>(&out), expected, "axis {axis}");
+        assert_eq!(data::<i32>(&seq), expected, "axis {axis}");
+    }
+}
