@@ -151,6 +151,8 @@ fn blas_kind_needs_its_feature() {
 #[test]
 fn blas_kind_is_single_threaded_openblas() {
     let bundle = CpuProviderBundle::new(ProviderKind::Blas).unwrap();
+    // Building the default BLAS bundle puts the process-wide team at one thread.
+    assert_eq!(strata_provider::OpenBlasProvider::global_threads(), 1);
     for dtype in GemmDTypes::ORDER {
         let caps = bundle.capabilities(dtype).unwrap();
         assert_eq!(caps.name, "openblas");
