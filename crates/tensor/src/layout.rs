@@ -49,16 +49,16 @@ impl Layout {
         }
         checked_len(op, &shape)?;
         let layout = Layout { shape, strides, offset };
-        if let Some((lo, hi)) = layout.span() {
-            if lo < 0 || hi >= buffer_len as i128 {
-                return Err(Error::invalid_argument(
-                    op,
-                    format!(
-                        "shape {:?} with strides {:?} at offset {} addresses elements {lo}..={hi}, outside the buffer of {buffer_len} elements",
-                        layout.shape, layout.strides, layout.offset
-                    ),
-                ));
-            }
+        if let Some((lo, hi)) = layout.span()
+            && (lo < 0 || hi >= buffer_len as i128)
+        {
+            return Err(Error::invalid_argument(
+                op,
+                format!(
+                    "shape {:?} with strides {:?} at offset {} addresses elements {lo}..={hi}, outside the buffer of {buffer_len} elements",
+                    layout.shape, layout.strides, layout.offset
+                ),
+            ));
         }
         Ok(layout)
     }
@@ -226,7 +226,11 @@ impl Layout {
         if dims.len() != self.rank() {
             return Err(Error::invalid_argument(
                 OP,
-                format!("broadcast_dimensions {dims:?} has {} entries, the operand has rank {}", dims.len(), self.rank()),
+                format!(
+                    "broadcast_dimensions {dims:?} has {} entries, the operand has rank {}",
+                    dims.len(),
+                    self.rank()
+                ),
             ));
         }
         crate::shape::check_unique_axes(OP, "broadcast dimension", dims, out_shape.len())?;
@@ -242,7 +246,9 @@ impl Layout {
             } else if d != 1 {
                 return Err(Error::shape_mismatch(
                     OP,
-                    format!("operand axis {k} has extent {d}, target axis {target} has extent {t}; extents must match or be 1"),
+                    format!(
+                        "operand axis {k} has extent {d}, target axis {target} has extent {t}; extents must match or be 1"
+                    ),
                 ));
             }
         }
