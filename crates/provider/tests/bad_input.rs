@@ -4,8 +4,8 @@
 mod common;
 
 use strata_provider::{
-    BatchedGemm, FaerGemmProvider, GemmError, GemmMatrix, GemmMatrixMut, GemmProvider, GemmScalar,
-    NaiveGemmProvider, Operand, reference,
+    BatchedGemm, FaerGemmProvider, GemmError, GemmMatrix, GemmMatrixMut, GemmProvider, GemmScalar, NaiveGemmProvider,
+    Operand, reference,
 };
 use strata_tensor::{ErrorKind, c64};
 
@@ -18,9 +18,7 @@ fn providers() -> Vec<Box<dyn GemmProvider>> {
         Box::new(common::naive_blas::naive_fortran_provider()),
     ];
     #[cfg(feature = "blas-openblas")]
-    v.push(Box::new(
-        strata_provider::OpenBlasProvider::single_threaded(),
-    ));
+    v.push(Box::new(strata_provider::OpenBlasProvider::single_threaded()));
     v
 }
 
@@ -57,11 +55,7 @@ fn job<'a>(bufs: &'a Bufs, c: &'a mut [c64]) -> BatchedGemm<'a, c64> {
 
 /// Runs the broken job through every provider and the reference: each must refuse with
 /// `check`'s error before writing.
-fn expect_refusal(
-    edit: impl Fn(&mut BatchedGemm<'_, c64>),
-    threads: usize,
-    check: impl Fn(&GemmError),
-) {
+fn expect_refusal(edit: impl Fn(&mut BatchedGemm<'_, c64>), threads: usize, check: impl Fn(&GemmError)) {
     let b = bufs();
     let run_one = |run: &dyn Fn(&mut BatchedGemm<'_, c64>) -> Result<(), GemmError>| {
         let mut c = b.c.clone();
@@ -87,12 +81,7 @@ fn a_reaching_past_its_buffer() {
         |j| j.k = 4,
         1,
         |e| match e {
-            GemmError::OutOfBounds {
-                operand: Operand::A,
-                highest,
-                len,
-                ..
-            } => {
+            GemmError::OutOfBounds { operand: Operand::A, highest, len, .. } => {
                 assert_eq!((*highest, *len), (6, 6));
             }
             other => panic!("unexpected {other:?}"),
@@ -106,11 +95,7 @@ fn b_reaching_below_index_zero() {
         |j| j.b.row_stride = -4,
         1,
         |e| match e {
-            GemmError::OutOfBounds {
-                operand: Operand::B,
-                lowest,
-                ..
-            } => assert_eq!(*lowest, -8),
+            GemmError::OutOfBounds { operand: Operand::B, lowest, .. } => assert_eq!(*lowest, -8),
             other => panic!("unexpected {other:?}"),
         },
     );
@@ -126,19 +111,7 @@ fn c_batch_past_its_buffer() {
             j.b.batch_stride = 0;
         },
         1,
-        |e| {
-            assert!(
-                matches!(
-                    e,
-                    GemmError::OutOfBounds {
-                        operand: Operand::C,
-                        len: 8,
-                        ..
-                    }
-                ),
-                "{e:?}"
-            )
-        },
+        |e| assert!(matches!(e, GemmError::OutOfBounds { operand: Operand::C, len: 8, .. }), "{e:?}"),
     );
 }
 
@@ -147,20 +120,7 @@ fn offset_past_the_end() {
     expect_refusal(
         |j| j.c.offset = 1,
         1,
-        |e| {
-            assert!(
-                matches!(
-                    e,
-                    GemmError::OutOfBounds {
-                        operand: Operand::C,
-                        offset: 1,
-                        highest: 8,
-                        ..
-                    }
-                ),
-                "{e:?}"
-            )
-        },
+        |e| assert!(matches!(e, GemmError::OutOfBounds { operand: Operand::C, offset: 1, highest: 8, .. }), "{e:?}"),
     );
 }
 
@@ -176,13 +136,7 @@ fn overflowing_strides() {
         1,
         |e| {
             assert!(
-                matches!(
-                    e,
-                    GemmError::IndexOverflow {
-                        operand: Operand::A,
-                        ..
-                    } | GemmError::OutOfBounds { .. }
-                ),
+                matches!(e, GemmError::IndexOverflow { operand: Operand::A, .. } | GemmError::OutOfBounds { .. }),
                 "{e:?}"
             )
         },
@@ -197,17 +151,8 @@ fn output_rows_sharing_memory() {
         },
         1,
         |e| {
-            assert_eq!(
-                *e,
-                GemmError::OutputAliasing {
-                    extents: [1, 2, 4],
-                    strides: [8, 0, 1]
-                }
-            );
-            assert_eq!(
-                strata_tensor::Error::from(e.clone()).kind(),
-                ErrorKind::InvalidArgument
-            );
+            assert_eq!(*e, GemmError::OutputAliasing { extents: [1, 2, 4], strides: [8, 0, 1] });
+            assert_eq!(strata_tensor::Error::from(e.clone()).kind(), ErrorKind::InvalidArgument);
         },
     );
 }
@@ -215,11 +160,7 @@ fn output_rows_sharing_memory() {
 #[test]
 fn output_rows_interleaving() {
     // Row stride 2 with 4 columns of stride 1: row 1 starts inside row 0.
-    expect_refusal(
-        |j| j.c.row_stride = 2,
-        1,
-        |e| assert!(matches!(e, GemmError::OutputAliasing { .. }), "{e:?}"),
-    );
+    expect_refusal(|j| j.c.row_stride = 2, 1, |e| assert!(matches!(e, GemmError::OutputAliasing { .. }), "{e:?}"));
 }
 
 #[test]
@@ -229,27 +170,18 @@ fn zero_threads() {
 
 #[test]
 fn unsupported_dtype_of_an_injected_provider_is_a_refusal() {
-    let fns = strata_provider::CblasGemmFns {
-        dgemm: common::naive_blas::naive_cblas_fns().dgemm,
-        ..Default::default()
-    };
+    let fns =
+        strata_provider::CblasGemmFns { dgemm: common::naive_blas::naive_cblas_fns().dgemm, ..Default::default() };
     // SAFETY: the naive entry point implements column-major CBLAS dgemm.
     let p = unsafe {
-        strata_provider::BlasGemmProvider::from_cblas(
-            "dgemm-only",
-            fns,
-            strata_provider::BlasThreading::SEQUENTIAL,
-        )
+        strata_provider::BlasGemmProvider::from_cblas("dgemm-only", fns, strata_provider::BlasThreading::SEQUENTIAL)
     };
     let b = bufs();
     let mut c = b.c.clone();
     let err = c64::gemm(&p, &mut job(&b, &mut c), 1).unwrap_err();
     assert!(err.is_unsupported(), "{err:?}");
     assert_eq!(c, b.c);
-    assert_eq!(
-        strata_tensor::Error::from(err).kind(),
-        ErrorKind::Unsupported
-    );
+    assert_eq!(strata_tensor::Error::from(err).kind(), ErrorKind::Unsupported);
 }
 
 #[test]

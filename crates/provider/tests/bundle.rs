@@ -4,9 +4,8 @@
 use std::sync::Arc;
 
 use strata_provider::{
-    BatchedGemm, BundleError, CpuProviderBundle, DomainAdmission, DomainContract, DomainPlacement,
-    GemmDTypes, GemmError, GemmProvider, NaiveGemmProvider, PlacementControl, ProviderCapabilities,
-    ProviderKind, ThreadControl,
+    BatchedGemm, BundleError, CpuProviderBundle, DomainAdmission, DomainContract, DomainPlacement, GemmDTypes,
+    GemmError, GemmProvider, NaiveGemmProvider, PlacementControl, ProviderCapabilities, ProviderKind, ThreadControl,
 };
 use strata_tensor::{DType, ErrorKind};
 
@@ -35,17 +34,8 @@ impl GemmProvider for Declared {
     }
 }
 
-fn contract(
-    budget: usize,
-    placement: DomainPlacement,
-    admission: DomainAdmission,
-) -> DomainContract {
-    DomainContract {
-        label: "numa-1".into(),
-        thread_budget: budget,
-        placement,
-        admission,
-    }
+fn contract(budget: usize, placement: DomainPlacement, admission: DomainAdmission) -> DomainContract {
+    DomainContract { label: "numa-1".into(), thread_budget: budget, placement, admission }
 }
 
 #[test]
@@ -66,24 +56,12 @@ fn faer_kind_serves_every_dtype_with_faer() {
 #[test]
 fn injected_kind_overrides_and_falls_back_to_faer() {
     let naive = Arc::new(NaiveGemmProvider::new());
-    let bundle = CpuProviderBundle::builder(ProviderKind::Injected)
-        .provider_for(DType::C32, naive.clone())
-        .build()
-        .unwrap();
-    assert_eq!(
-        bundle.capabilities(DType::C32).unwrap().name,
-        "naive-reference"
-    );
+    let bundle =
+        CpuProviderBundle::builder(ProviderKind::Injected).provider_for(DType::C32, naive.clone()).build().unwrap();
+    assert_eq!(bundle.capabilities(DType::C32).unwrap().name, "naive-reference");
     assert_eq!(bundle.capabilities(DType::F64).unwrap().name, "faer");
-    let all = CpuProviderBundle::builder(ProviderKind::Injected)
-        .provider(naive)
-        .build()
-        .unwrap();
-    assert!(
-        GemmDTypes::ORDER
-            .iter()
-            .all(|&d| all.capabilities(d).unwrap().name == "naive-reference")
-    );
+    let all = CpuProviderBundle::builder(ProviderKind::Injected).provider(naive).build().unwrap();
+    assert!(GemmDTypes::ORDER.iter().all(|&d| all.capabilities(d).unwrap().name == "naive-reference"));
 }
 
 #[test]
@@ -98,33 +76,13 @@ fn identity_is_shared_by_clones_only() {
 
 #[test]
 fn undeclared_dtypes_are_rejected() {
-    let f64_only = Declared::new(
-        ThreadControl::Sequential,
-        PlacementControl::CallingThread,
-        GemmDTypes::NONE.with(DType::F64),
-    );
-    let err = CpuProviderBundle::builder(ProviderKind::Faer)
-        .provider_for(DType::C64, f64_only.clone())
-        .build()
-        .unwrap_err();
-    assert_eq!(
-        err,
-        BundleError::DTypeNotDeclared {
-            provider: "declared-double".into(),
-            dtype: DType::C64
-        }
-    );
-    let err = CpuProviderBundle::builder(ProviderKind::Faer)
-        .provider_for(DType::I64, f64_only)
-        .build()
-        .unwrap_err();
-    assert_eq!(
-        err,
-        BundleError::DTypeNotDeclared {
-            provider: "declared-double".into(),
-            dtype: DType::I64
-        }
-    );
+    let f64_only =
+        Declared::new(ThreadControl::Sequential, PlacementControl::CallingThread, GemmDTypes::NONE.with(DType::F64));
+    let err =
+        CpuProviderBundle::builder(ProviderKind::Faer).provider_for(DType::C64, f64_only.clone()).build().unwrap_err();
+    assert_eq!(err, BundleError::DTypeNotDeclared { provider: "declared-double".into(), dtype: DType::C64 });
+    let err = CpuProviderBundle::builder(ProviderKind::Faer).provider_for(DType::I64, f64_only).build().unwrap_err();
+    assert_eq!(err, BundleError::DTypeNotDeclared { provider: "declared-double".into(), dtype: DType::I64 });
     let converted: strata_tensor::Error = err.into();
     assert_eq!(converted.kind(), ErrorKind::InvalidArgument);
     assert!(converted.message().contains("I64"), "{converted}");
@@ -134,17 +92,8 @@ fn undeclared_dtypes_are_rejected() {
 #[test]
 fn blas_kind_needs_its_feature() {
     let err = CpuProviderBundle::new(ProviderKind::Blas).unwrap_err();
-    assert_eq!(
-        err,
-        BundleError::FeatureNotCompiled {
-            kind: ProviderKind::Blas,
-            feature: "blas-openblas"
-        }
-    );
-    assert_eq!(
-        strata_tensor::Error::from(err).kind(),
-        ErrorKind::Unsupported
-    );
+    assert_eq!(err, BundleError::FeatureNotCompiled { kind: ProviderKind::Blas, feature: "blas-openblas" });
+    assert_eq!(strata_tensor::Error::from(err).kind(), ErrorKind::Unsupported);
 }
 
 #[cfg(feature = "blas-openblas")]
@@ -159,113 +108,47 @@ fn blas_kind_is_single_threaded_openblas() {
         assert_eq!(caps.threads, ThreadControl::Sequential);
         assert!(caps.needs_unit_stride);
     }
-    let exact = contract(
-        8,
-        DomainPlacement::ExactPinned,
-        DomainAdmission::CooperativeCpuSet,
-    );
+    let exact = contract(8, DomainPlacement::ExactPinned, DomainAdmission::CooperativeCpuSet);
     bundle.validate_for_domain(&exact).unwrap();
     // The team-sized OpenBLAS cannot serve the same domain without an Exclusive permit.
     let team = CpuProviderBundle::builder(ProviderKind::Blas)
         .provider(Arc::new(strata_provider::OpenBlasProvider::process_team()))
         .build()
         .unwrap();
-    assert!(matches!(
-        team.validate_for_domain(&exact),
-        Err(BundleError::CannotHonourDomain { .. })
-    ));
-    team.validate_for_domain(&contract(
-        8,
-        DomainPlacement::ExactPinned,
-        DomainAdmission::ExclusivePermit,
-    ))
-    .unwrap();
+    assert!(matches!(team.validate_for_domain(&exact), Err(BundleError::CannotHonourDomain { .. })));
+    team.validate_for_domain(&contract(8, DomainPlacement::ExactPinned, DomainAdmission::ExclusivePermit)).unwrap();
 }
 
 #[cfg(not(feature = "faer"))]
 #[test]
 fn injected_kind_without_faer_needs_every_dtype() {
     let naive = Arc::new(NaiveGemmProvider::new());
-    let err = CpuProviderBundle::builder(ProviderKind::Injected)
-        .provider_for(DType::F64, naive)
-        .build()
-        .unwrap_err();
-    assert_eq!(
-        err,
-        BundleError::MissingProvider {
-            dtype: DType::F32,
-            kind: ProviderKind::Injected
-        }
-    );
+    let err = CpuProviderBundle::builder(ProviderKind::Injected).provider_for(DType::F64, naive).build().unwrap_err();
+    assert_eq!(err, BundleError::MissingProvider { dtype: DType::F32, kind: ProviderKind::Injected });
 }
 
 #[test]
 fn global_team_cannot_serve_an_exact_domain_above_budget_one() {
-    let team = Declared::new(
-        ThreadControl::GlobalOnly,
-        PlacementControl::OwnWorkers,
-        GemmDTypes::ALL,
-    );
-    let bundle = CpuProviderBundle::builder(ProviderKind::Injected)
-        .provider(team)
-        .build()
-        .unwrap();
+    let team = Declared::new(ThreadControl::GlobalOnly, PlacementControl::OwnWorkers, GemmDTypes::ALL);
+    let bundle = CpuProviderBundle::builder(ProviderKind::Injected).provider(team).build().unwrap();
     let err = bundle
-        .validate_for_domain(&contract(
-            4,
-            DomainPlacement::ExactPinned,
-            DomainAdmission::CooperativeCpuSet,
-        ))
+        .validate_for_domain(&contract(4, DomainPlacement::ExactPinned, DomainAdmission::CooperativeCpuSet))
         .unwrap_err();
     match &err {
-        BundleError::CannotHonourDomain {
-            domain,
-            provider,
-            dtype,
-            reason,
-        } => {
-            assert_eq!(
-                (domain.as_str(), provider.as_str(), *dtype),
-                ("numa-1", "declared-double", DType::F32)
-            );
-            assert!(
-                reason.contains("4 threads") && reason.contains("pinned"),
-                "{reason}"
-            );
+        BundleError::CannotHonourDomain { domain, provider, dtype, reason } => {
+            assert_eq!((domain.as_str(), provider.as_str(), *dtype), ("numa-1", "declared-double", DType::F32));
+            assert!(reason.contains("4 threads") && reason.contains("pinned"), "{reason}");
         }
         other => panic!("unexpected {other:?}"),
     }
-    assert_eq!(
-        strata_tensor::Error::from(err).kind(),
-        ErrorKind::Unsupported
-    );
+    assert_eq!(strata_tensor::Error::from(err).kind(), ErrorKind::Unsupported);
     // Acceptable: budget 1 (it runs single-threaded) or an Exclusive permit.
-    bundle
-        .validate_for_domain(&contract(
-            1,
-            DomainPlacement::ExactPinned,
-            DomainAdmission::CooperativeCpuSet,
-        ))
-        .unwrap();
-    bundle
-        .validate_for_domain(&contract(
-            4,
-            DomainPlacement::ExactPinned,
-            DomainAdmission::ExclusivePermit,
-        ))
-        .unwrap();
+    bundle.validate_for_domain(&contract(1, DomainPlacement::ExactPinned, DomainAdmission::CooperativeCpuSet)).unwrap();
+    bundle.validate_for_domain(&contract(4, DomainPlacement::ExactPinned, DomainAdmission::ExclusivePermit)).unwrap();
     // Advisory or caller-managed domains cannot bound it either.
     for (placement, admission, needle) in [
-        (
-            DomainPlacement::Advisory,
-            DomainAdmission::CooperativeCpuSet,
-            "oversubscribe",
-        ),
-        (
-            DomainPlacement::CallerManaged,
-            DomainAdmission::CallerManaged,
-            "caller manages admission",
-        ),
+        (DomainPlacement::Advisory, DomainAdmission::CooperativeCpuSet, "oversubscribe"),
+        (DomainPlacement::CallerManaged, DomainAdmission::CallerManaged, "caller manages admission"),
     ] {
         match bundle.validate_for_domain(&contract(2, placement, admission)) {
             Err(BundleError::CannotHonourDomain { reason, .. }) => {
@@ -279,30 +162,15 @@ fn global_team_cannot_serve_an_exact_domain_above_budget_one() {
 #[test]
 fn engine_worker_and_sequential_providers_serve_any_domain() {
     let faer = CpuProviderBundle::new(ProviderKind::Faer).unwrap();
-    let seq = Declared::new(
-        ThreadControl::Sequential,
-        PlacementControl::CallingThread,
-        GemmDTypes::ALL,
-    );
-    let seq = CpuProviderBundle::builder(ProviderKind::Injected)
-        .provider(seq)
-        .build()
-        .unwrap();
-    for placement in [
-        DomainPlacement::ExactPinned,
-        DomainPlacement::Advisory,
-        DomainPlacement::CallerManaged,
-    ] {
-        for admission in [
-            DomainAdmission::CooperativeCpuSet,
-            DomainAdmission::ExclusivePermit,
-            DomainAdmission::CallerManaged,
-        ] {
+    let seq = Declared::new(ThreadControl::Sequential, PlacementControl::CallingThread, GemmDTypes::ALL);
+    let seq = CpuProviderBundle::builder(ProviderKind::Injected).provider(seq).build().unwrap();
+    for placement in [DomainPlacement::ExactPinned, DomainPlacement::Advisory, DomainPlacement::CallerManaged] {
+        for admission in
+            [DomainAdmission::CooperativeCpuSet, DomainAdmission::ExclusivePermit, DomainAdmission::CallerManaged]
+        {
             for budget in [1, 2, 64] {
-                faer.validate_for_domain(&contract(budget, placement, admission))
-                    .unwrap();
-                seq.validate_for_domain(&contract(budget, placement, admission))
-                    .unwrap();
+                faer.validate_for_domain(&contract(budget, placement, admission)).unwrap();
+                seq.validate_for_domain(&contract(budget, placement, admission)).unwrap();
             }
         }
     }
@@ -312,17 +180,10 @@ fn engine_worker_and_sequential_providers_serve_any_domain() {
 fn zero_budget_contract_is_invalid() {
     let faer = CpuProviderBundle::new(ProviderKind::Faer).unwrap();
     let err = faer
-        .validate_for_domain(&contract(
-            0,
-            DomainPlacement::Advisory,
-            DomainAdmission::CooperativeCpuSet,
-        ))
+        .validate_for_domain(&contract(0, DomainPlacement::Advisory, DomainAdmission::CooperativeCpuSet))
         .unwrap_err();
     assert!(matches!(&err, BundleError::InvalidContract { domain, .. } if domain == "numa-1"));
-    assert_eq!(
-        strata_tensor::Error::from(err).kind(),
-        ErrorKind::InvalidArgument
-    );
+    assert_eq!(strata_tensor::Error::from(err).kind(), ErrorKind::InvalidArgument);
 }
 
 #[test]
@@ -331,10 +192,7 @@ fn bundle_reports_the_parallelism_owner() {
     let faer = CpuProviderBundle::new(ProviderKind::Faer).unwrap();
     assert_eq!(
         faer.parallelism_owner(DType::F32, 2),
-        Some(ParallelismOwner::Provider {
-            threads: 2,
-            exclusive_permit: false
-        })
+        Some(ParallelismOwner::Provider { threads: 2, exclusive_permit: false })
     );
     assert_eq!(faer.parallelism_owner(DType::I32, 2), None);
 }

@@ -7,9 +7,8 @@ use std::time::Duration;
 
 use rayon::prelude::*;
 use strata_provider::{
-    BatchedGemm, GemmDTypes, GemmError, GemmMatrix, GemmMatrixMut, GemmProvider, GemmScalar,
-    ParallelismOwner, PlacementControl, ProviderCapabilities, ThreadControl, parallelism_owner,
-    reference,
+    BatchedGemm, GemmDTypes, GemmError, GemmMatrix, GemmMatrixMut, GemmProvider, GemmScalar, ParallelismOwner,
+    PlacementControl, ProviderCapabilities, ThreadControl, parallelism_owner, reference,
 };
 
 /// Declares whatever capabilities it is given, computes with the reference, and records
@@ -91,9 +90,7 @@ fn run_operation(
     };
     match owner {
         ParallelismOwner::Engine => pool.install(|| items.par_iter_mut().for_each(|c| call(c, 1))),
-        ParallelismOwner::Provider { threads, .. } => {
-            pool.install(|| items.iter_mut().for_each(|c| call(c, threads)))
-        }
+        ParallelismOwner::Provider { threads, .. } => pool.install(|| items.iter_mut().for_each(|c| call(c, threads))),
     }
 }
 
@@ -107,16 +104,9 @@ fn expected(a: &[f64]) -> Vec<f64> {
     c
 }
 
-fn exercise(
-    threads: ThreadControl,
-    placement: PlacementControl,
-    budget: usize,
-) -> Arc<CountingDouble> {
+fn exercise(threads: ThreadControl, placement: PlacementControl, budget: usize) -> Arc<CountingDouble> {
     let provider = Arc::new(CountingDouble::new(threads, placement));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(budget)
-        .build()
-        .unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(budget).build().unwrap();
     let a: Vec<f64> = (0..16).map(|i| (i as f64 * 0.37).sin()).collect();
     let mut items = vec![vec![f64::NAN; 16]; 16];
     run_operation(&provider, budget, &pool, &mut items, &a);
@@ -135,64 +125,32 @@ fn exercise(
 #[test]
 fn global_team_owns_parallelism_alone() {
     let p = exercise(ThreadControl::GlobalOnly, PlacementControl::OwnWorkers, 4);
-    assert_eq!(
-        parallelism_owner(&p.caps, 4),
-        ParallelismOwner::Provider {
-            threads: 4,
-            exclusive_permit: true
-        }
-    );
-    assert_eq!(
-        p.peak_calls.load(Ordering::SeqCst),
-        1,
-        "the engine must not split provider-owned work"
-    );
+    assert_eq!(parallelism_owner(&p.caps, 4), ParallelismOwner::Provider { threads: 4, exclusive_permit: true });
+    assert_eq!(p.peak_calls.load(Ordering::SeqCst), 1, "the engine must not split provider-owned work");
     assert!(p.threads_seen.lock().unwrap().iter().all(|&t| t == 4));
 }
 
 #[test]
 fn sequential_provider_leaves_parallelism_to_the_engine() {
-    let p = exercise(
-        ThreadControl::Sequential,
-        PlacementControl::CallingThread,
-        4,
-    );
+    let p = exercise(ThreadControl::Sequential, PlacementControl::CallingThread, 4);
     assert_eq!(parallelism_owner(&p.caps, 4), ParallelismOwner::Engine);
-    assert!(
-        p.threads_seen.lock().unwrap().iter().all(|&t| t == 1),
-        "provider must be told single-threaded"
-    );
-    assert!(
-        p.peak_calls.load(Ordering::SeqCst) > 1,
-        "the engine's pool should run calls concurrently"
-    );
+    assert!(p.threads_seen.lock().unwrap().iter().all(|&t| t == 1), "provider must be told single-threaded");
+    assert!(p.peak_calls.load(Ordering::SeqCst) > 1, "the engine's pool should run calls concurrently");
 }
 
 #[test]
 fn per_call_provider_on_engine_workers_gets_the_budget() {
     let p = exercise(ThreadControl::PerCall, PlacementControl::EngineWorkers, 3);
-    assert_eq!(
-        parallelism_owner(&p.caps, 3),
-        ParallelismOwner::Provider {
-            threads: 3,
-            exclusive_permit: false
-        }
-    );
+    assert_eq!(parallelism_owner(&p.caps, 3), ParallelismOwner::Provider { threads: 3, exclusive_permit: false });
     assert_eq!(p.peak_calls.load(Ordering::SeqCst), 1);
 }
 
 #[test]
 fn budget_one_is_always_engine_owned() {
-    for threads in [
-        ThreadControl::Sequential,
-        ThreadControl::PerCall,
-        ThreadControl::GlobalOnly,
-    ] {
-        for placement in [
-            PlacementControl::EngineWorkers,
-            PlacementControl::CallingThread,
-            PlacementControl::OwnWorkers,
-        ] {
+    for threads in [ThreadControl::Sequential, ThreadControl::PerCall, ThreadControl::GlobalOnly] {
+        for placement in
+            [PlacementControl::EngineWorkers, PlacementControl::CallingThread, PlacementControl::OwnWorkers]
+        {
             let p = exercise(threads, placement, 1);
             assert_eq!(parallelism_owner(&p.caps, 1), ParallelismOwner::Engine);
             assert_eq!(p.peak_threads.load(Ordering::SeqCst), 1);
@@ -203,12 +161,6 @@ fn budget_one_is_always_engine_owned() {
 #[test]
 fn per_call_on_own_workers_needs_an_exclusive_permit() {
     let caps = CountingDouble::new(ThreadControl::PerCall, PlacementControl::OwnWorkers).caps;
-    assert_eq!(
-        parallelism_owner(&caps, 2),
-        ParallelismOwner::Provider {
-            threads: 2,
-            exclusive_permit: true
-        }
-    );
+    assert_eq!(parallelism_owner(&caps, 2), ParallelismOwner::Provider { threads: 2, exclusive_permit: true });
     assert_eq!(parallelism_owner(&caps, 0), ParallelismOwner::Engine);
 }

@@ -7,8 +7,7 @@ use std::sync::atomic::Ordering;
 use common::naive_blas::{self, BAD_ARGUMENT, CBLAS_CALLS, FORTRAN_CALLS};
 use common::{Case, Layout, check_case, check_provider};
 use strata_provider::{
-    BatchedGemm, FaerGemmProvider, GemmMatrix, GemmMatrixMut, GemmProvider, GemmScalar,
-    NaiveGemmProvider, reference,
+    BatchedGemm, FaerGemmProvider, GemmMatrix, GemmMatrixMut, GemmProvider, GemmScalar, NaiveGemmProvider, reference,
 };
 use strata_tensor::{c32, c64};
 
@@ -87,18 +86,12 @@ fn naive_provider_counts_calls_and_threads() {
 #[test]
 fn faer_matches_reference_sequential() {
     let computed = check_provider(&FaerGemmProvider, 1, CASES);
-    assert_eq!(
-        computed, [CASES as usize; 4],
-        "faer must accept every strided request"
-    );
+    assert_eq!(computed, [CASES as usize; 4], "faer must accept every strided request");
 }
 
 #[test]
 fn faer_matches_reference_in_a_two_thread_pool() {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     let computed = pool.install(|| check_provider(&FaerGemmProvider, 2, 40));
     assert_eq!(computed, [40; 4]);
     // A product large enough for faer to split across the pool's workers.
@@ -124,18 +117,10 @@ fn faer_matches_reference_in_a_two_thread_pool() {
 
 /// BLAS-style providers refuse some layouts; the ones they must accept.
 fn blas_must_accept(provider: &dyn GemmProvider) {
-    for la in [
-        Layout::RowMajor,
-        Layout::ColMajor,
-        Layout::RowMajorPadded,
-        Layout::BroadcastBatch,
-    ] {
+    for la in [Layout::RowMajor, Layout::ColMajor, Layout::RowMajorPadded, Layout::BroadcastBatch] {
         for lb in [Layout::RowMajor, Layout::ColMajorPadded, Layout::NegBatch] {
             for lc in [Layout::RowMajor, Layout::ColMajor, Layout::ColMajorPadded] {
-                for (conj_a, conj_b) in [
-                    (false, false),
-                    (la == Layout::RowMajor, lb == Layout::RowMajor),
-                ] {
+                for (conj_a, conj_b) in [(false, false), (la == Layout::RowMajor, lb == Layout::RowMajor)] {
                     let case = Case {
                         batch: 2,
                         m: 5,
@@ -170,10 +155,7 @@ fn injected_cblas_pointers_match_reference() {
     let provider = naive_blas::naive_cblas_provider();
     let before = CBLAS_CALLS.load(Ordering::SeqCst);
     let computed = check_provider(&provider, 1, CASES);
-    assert!(
-        computed.iter().all(|&n| n >= 100),
-        "too many refusals: {computed:?}"
-    );
+    assert!(computed.iter().all(|&n| n >= 100), "too many refusals: {computed:?}");
     blas_must_accept(&provider);
     assert!(CBLAS_CALLS.load(Ordering::SeqCst) > before);
     assert!(!BAD_ARGUMENT.load(Ordering::SeqCst));
@@ -185,10 +167,7 @@ fn injected_fortran_pointers_match_reference() {
     let provider = naive_blas::naive_fortran_provider();
     let before = FORTRAN_CALLS.load(Ordering::SeqCst);
     let computed = check_provider(&provider, 1, CASES);
-    assert!(
-        computed.iter().all(|&n| n >= 100),
-        "too many refusals: {computed:?}"
-    );
+    assert!(computed.iter().all(|&n| n >= 100), "too many refusals: {computed:?}");
     blas_must_accept(&provider);
     assert!(FORTRAN_CALLS.load(Ordering::SeqCst) > before);
     assert!(!BAD_ARGUMENT.load(Ordering::SeqCst));
@@ -199,10 +178,7 @@ fn injected_provider_object_is_used_through_a_bundle() {
     use std::sync::Arc;
     use strata_provider::{CpuProviderBundle, ProviderKind};
     let naive = Arc::new(NaiveGemmProvider::new());
-    let bundle = CpuProviderBundle::builder(ProviderKind::Injected)
-        .provider(naive.clone())
-        .build()
-        .unwrap();
+    let bundle = CpuProviderBundle::builder(ProviderKind::Injected).provider(naive.clone()).build().unwrap();
     let computed = check_provider_via_bundle(&bundle, 30);
     assert_eq!(computed, 30);
     assert_eq!(naive.calls(), 30);
@@ -238,8 +214,7 @@ mod openblas {
     use super::*;
     use std::ffi::{c_char, c_int};
     use strata_provider::{
-        BlasGemmProvider, BlasThreading, CblasGemmFns, FortranGemm, FortranGemmFns,
-        OpenBlasProvider,
+        BlasGemmProvider, BlasThreading, CblasGemmFns, FortranGemm, FortranGemmFns, OpenBlasProvider,
     };
 
     unsafe extern "C" {
@@ -279,10 +254,7 @@ mod openblas {
     fn openblas_single_threaded_matches_reference() {
         let blas = OpenBlasProvider::single_threaded();
         let computed = check_provider(&blas, 1, CASES);
-        assert!(
-            computed.iter().all(|&n| n >= 100),
-            "too many refusals: {computed:?}"
-        );
+        assert!(computed.iter().all(|&n| n >= 100), "too many refusals: {computed:?}");
         blas_must_accept(&blas);
     }
 
@@ -312,19 +284,11 @@ mod openblas {
     #[test]
     fn injected_openblas_cblas_dgemm_matches_reference() {
         let own = OpenBlasProvider::cblas_entry_points();
-        let fns = CblasGemmFns {
-            dgemm: own.dgemm,
-            ..CblasGemmFns::default()
-        };
+        let fns = CblasGemmFns { dgemm: own.dgemm, ..CblasGemmFns::default() };
         // SAFETY: OpenBLAS's cblas_dgemm is a standard, thread-safe CBLAS dgemm.
-        let provider = unsafe {
-            BlasGemmProvider::from_cblas("openblas-dgemm", fns, BlasThreading::SEQUENTIAL)
-        };
+        let provider = unsafe { BlasGemmProvider::from_cblas("openblas-dgemm", fns, BlasThreading::SEQUENTIAL) };
         OpenBlasProvider::set_global_threads(1);
-        assert_eq!(
-            provider.capabilities().dtypes.iter().collect::<Vec<_>>(),
-            vec![strata_tensor::DType::F64]
-        );
+        assert_eq!(provider.capabilities().dtypes.iter().collect::<Vec<_>>(), vec![strata_tensor::DType::F64]);
         let computed = check_provider_f64_only(&provider);
         assert!(computed >= 100, "too many refusals: {computed}");
     }
@@ -337,9 +301,7 @@ mod openblas {
             ..FortranGemmFns::default()
         };
         // SAFETY: OpenBLAS's dgemm_/zgemm_ implement the reference Fortran interface.
-        let provider = unsafe {
-            BlasGemmProvider::from_fortran("openblas-fortran", fns, BlasThreading::SEQUENTIAL)
-        };
+        let provider = unsafe { BlasGemmProvider::from_fortran("openblas-fortran", fns, BlasThreading::SEQUENTIAL) };
         OpenBlasProvider::set_global_threads(1);
         blas_must_accept(&NoC32(provider.clone()));
         let computed = check_provider_f64_only(&provider);
@@ -353,18 +315,10 @@ mod openblas {
         fn capabilities(&self) -> strata_provider::ProviderCapabilities {
             self.0.capabilities()
         }
-        fn gemm_f64(
-            &self,
-            job: &mut BatchedGemm<'_, f64>,
-            threads: usize,
-        ) -> Result<(), strata_provider::GemmError> {
+        fn gemm_f64(&self, job: &mut BatchedGemm<'_, f64>, threads: usize) -> Result<(), strata_provider::GemmError> {
             self.0.gemm_f64(job, threads)
         }
-        fn gemm_c32(
-            &self,
-            job: &mut BatchedGemm<'_, c32>,
-            threads: usize,
-        ) -> Result<(), strata_provider::GemmError> {
+        fn gemm_c32(&self, job: &mut BatchedGemm<'_, c32>, threads: usize) -> Result<(), strata_provider::GemmError> {
             // Compute through zgemm on widened copies, then narrow: exercises the
             // Fortran complex path with the c32 cases.
             reference_via_c64(&self.0, job, threads)
@@ -385,30 +339,12 @@ mod openblas {
             n: job.n,
             k: job.k,
             alpha: job.alpha.to_c64(),
-            a: GemmMatrix::new(
-                &a,
-                job.a.offset,
-                job.a.row_stride,
-                job.a.col_stride,
-                job.a.batch_stride,
-            ),
+            a: GemmMatrix::new(&a, job.a.offset, job.a.row_stride, job.a.col_stride, job.a.batch_stride),
             conj_a: job.conj_a,
-            b: GemmMatrix::new(
-                &b,
-                job.b.offset,
-                job.b.row_stride,
-                job.b.col_stride,
-                job.b.batch_stride,
-            ),
+            b: GemmMatrix::new(&b, job.b.offset, job.b.row_stride, job.b.col_stride, job.b.batch_stride),
             conj_b: job.conj_b,
             beta: job.beta.to_c64(),
-            c: GemmMatrixMut::new(
-                &mut c,
-                job.c.offset,
-                job.c.row_stride,
-                job.c.col_stride,
-                job.c.batch_stride,
-            ),
+            c: GemmMatrixMut::new(&mut c, job.c.offset, job.c.row_stride, job.c.col_stride, job.c.batch_stride),
         };
         p.gemm_c64(&mut wide, threads)?;
         for (dst, src) in job.c.data.iter_mut().zip(&c) {
@@ -419,11 +355,7 @@ mod openblas {
 
     fn check_provider_f64_only(provider: &dyn GemmProvider) -> usize {
         use proptest::prelude::*;
-        let config = ProptestConfig {
-            cases: CASES,
-            failure_persistence: None,
-            ..ProptestConfig::default()
-        };
+        let config = ProptestConfig { cases: CASES, failure_persistence: None, ..ProptestConfig::default() };
         let mut runner = proptest::test_runner::TestRunner::new(config);
         let computed = std::sync::atomic::AtomicUsize::new(0);
         runner
@@ -432,10 +364,7 @@ mod openblas {
                     computed.fetch_add(1, Ordering::Relaxed);
                 }
                 // Other dtypes are refused, before anything is written.
-                prop_assert!(
-                    !check_case::<c32>(&case, |job| c32::gemm(provider, job, 1))?
-                        || case.m * case.n == 0
-                );
+                prop_assert!(!check_case::<c32>(&case, |job| c32::gemm(provider, job, 1))? || case.m * case.n == 0);
                 Ok(())
             })
             .unwrap();

@@ -4,9 +4,7 @@
 pub mod naive_blas;
 
 use proptest::prelude::*;
-use strata_provider::{
-    BatchedGemm, GemmError, GemmMatrix, GemmMatrixMut, GemmProvider, GemmScalar, reference,
-};
+use strata_provider::{BatchedGemm, GemmError, GemmMatrix, GemmMatrixMut, GemmProvider, GemmScalar, reference};
 use strata_tensor::c64;
 
 /// How one operand is laid out in its buffer.
@@ -53,13 +51,7 @@ impl Layout {
 
 /// Offset and (batch, row, col) strides, and the buffer length, for a layout; the
 /// buffer starts with `lead` unused elements.
-pub fn place(
-    layout: Layout,
-    batch: usize,
-    rows: usize,
-    cols: usize,
-    lead: usize,
-) -> (usize, [isize; 3], usize) {
+pub fn place(layout: Layout, batch: usize, rows: usize, cols: usize, lead: usize) -> (usize, [isize; 3], usize) {
     let (r, c, b) = (rows as isize, cols as isize, batch as isize);
     let (rs, cs, per): (isize, isize, isize) = match layout {
         Layout::RowMajor | Layout::BroadcastBatch | Layout::NegBatch => (c, 1, r * c),
@@ -123,11 +115,7 @@ pub fn case_strategy() -> impl Strategy<Value = Case> {
     ]);
     (
         (1usize..=3, 0usize..=7, 0usize..=7, 0usize..=8),
-        (
-            prop::sample::select(INPUT_LAYOUTS.to_vec()),
-            prop::sample::select(INPUT_LAYOUTS.to_vec()),
-            out_layouts,
-        ),
+        (prop::sample::select(INPUT_LAYOUTS.to_vec()), prop::sample::select(INPUT_LAYOUTS.to_vec()), out_layouts),
         (
             any::<bool>(),
             any::<bool>(),
@@ -136,24 +124,20 @@ pub fn case_strategy() -> impl Strategy<Value = Case> {
         ),
         any::<u64>(),
     )
-        .prop_map(
-            |((batch, m, n, k), (la, lb, lc), (conj_a, conj_b, alpha_kind, beta_kind), seed)| {
-                Case {
-                    batch,
-                    m,
-                    n,
-                    k,
-                    la,
-                    lb,
-                    lc,
-                    conj_a,
-                    conj_b,
-                    alpha_kind,
-                    beta_kind,
-                    seed,
-                }
-            },
-        )
+        .prop_map(|((batch, m, n, k), (la, lb, lc), (conj_a, conj_b, alpha_kind, beta_kind), seed)| Case {
+            batch,
+            m,
+            n,
+            k,
+            la,
+            lb,
+            lc,
+            conj_a,
+            conj_b,
+            alpha_kind,
+            beta_kind,
+            seed,
+        })
 }
 
 /// SplitMix64: reproducible values from the case seed.
@@ -200,15 +184,7 @@ pub fn buffers<T: GemmScalar>(case: &Case) -> Buffers<T> {
     let a: Vec<T> = (0..na).map(|_| rng.scalar()).collect();
     let b: Vec<T> = (0..nb).map(|_| rng.scalar()).collect();
     let nan = T::from_c64(c64::new(f64::NAN, f64::NAN));
-    let c: Vec<T> = (0..nc)
-        .map(|_| {
-            if case.beta_kind == 0 {
-                nan
-            } else {
-                rng.scalar()
-            }
-        })
-        .collect();
+    let c: Vec<T> = (0..nc).map(|_| if case.beta_kind == 0 { nan } else { rng.scalar() }).collect();
     let alpha = match case.alpha_kind {
         0 => T::zero(),
         1 => T::one(),
@@ -219,24 +195,11 @@ pub fn buffers<T: GemmScalar>(case: &Case) -> Buffers<T> {
         1 => T::one(),
         _ => rng.scalar(),
     };
-    Buffers {
-        a,
-        b,
-        c,
-        sa: (oa, sa),
-        sb: (ob, sb),
-        sc: (oc, sc),
-        alpha,
-        beta,
-    }
+    Buffers { a, b, c, sa: (oa, sa), sb: (ob, sb), sc: (oc, sc), alpha, beta }
 }
 
 /// Builds the job over the buffers (C = `c`).
-pub fn job<'a, T: GemmScalar>(
-    case: &Case,
-    bufs: &'a Buffers<T>,
-    c: &'a mut [T],
-) -> BatchedGemm<'a, T> {
+pub fn job<'a, T: GemmScalar>(case: &Case, bufs: &'a Buffers<T>, c: &'a mut [T]) -> BatchedGemm<'a, T> {
     let m = |data: &'a [T], (o, s): (usize, [isize; 3])| GemmMatrix::new(data, o, s[1], s[2], s[0]);
     BatchedGemm {
         batch: case.batch,
@@ -254,11 +217,7 @@ pub fn job<'a, T: GemmScalar>(
 }
 
 fn eps<T: GemmScalar>() -> f64 {
-    if T::DTYPE.real_counterpart() == strata_tensor::DType::F32 {
-        f32::EPSILON as f64
-    } else {
-        f64::EPSILON
-    }
+    if T::DTYPE.real_counterpart() == strata_tensor::DType::F32 { f32::EPSILON as f64 } else { f64::EPSILON }
 }
 
 /// Runs `case` through `run` (a provider call) and the reference; on success the buffers
@@ -288,15 +247,9 @@ pub fn check_case<T: GemmScalar>(
     for (i, (x, y)) in actual.iter().zip(&expected).enumerate() {
         let (x, y) = (x.to_c64(), y.to_c64());
         if y.re.is_nan() || y.im.is_nan() {
-            prop_assert!(
-                x.re.is_nan() || x.im.is_nan(),
-                "element {i}: expected untouched NaN, got {x}"
-            );
+            prop_assert!(x.re.is_nan() || x.im.is_nan(), "element {i}: expected untouched NaN, got {x}");
         } else {
-            prop_assert!(
-                (x - y).norm() <= tol,
-                "element {i}: got {x}, expected {y} (tol {tol}) in {case:?}"
-            );
+            prop_assert!((x - y).norm() <= tol, "element {i}: got {x}, expected {y} (tol {tol}) in {case:?}");
         }
     }
     Ok(true)
@@ -312,17 +265,8 @@ fn same_bits<T: GemmScalar>(x: T, y: T) -> bool {
 /// computed (not refused) per dtype.
 pub fn check_provider(provider: &dyn GemmProvider, threads: usize, cases: u32) -> [usize; 4] {
     use std::sync::atomic::{AtomicUsize, Ordering};
-    let computed = [
-        AtomicUsize::new(0),
-        AtomicUsize::new(0),
-        AtomicUsize::new(0),
-        AtomicUsize::new(0),
-    ];
-    let config = ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    };
+    let computed = [AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0)];
+    let config = ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() };
     fn one<T: GemmScalar>(
         p: &dyn GemmProvider,
         threads: usize,

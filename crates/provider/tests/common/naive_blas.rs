@@ -52,11 +52,7 @@ unsafe fn col_major<T: GemmScalar>(
             }
             // SAFETY: (i, j) is inside C.
             let slot = unsafe { &mut *c.add(i + j * ldc) };
-            let old = if beta == T::zero() {
-                c64::new(0.0, 0.0)
-            } else {
-                beta.to_c64() * slot.to_c64()
-            };
+            let old = if beta == T::zero() { c64::new(0.0, 0.0) } else { beta.to_c64() * slot.to_c64() };
             *slot = T::from_c64(alpha.to_c64() * acc + old);
         }
     }
@@ -97,23 +93,7 @@ pub unsafe extern "C" fn cblas_real<T: GemmScalar>(
         return;
     }
     // SAFETY: forwarded from the caller's contract.
-    unsafe {
-        col_major(
-            cblas_trans(ta),
-            cblas_trans(tb),
-            m,
-            n,
-            k,
-            alpha,
-            a,
-            lda,
-            b,
-            ldb,
-            beta,
-            c,
-            ldc,
-        )
-    }
+    unsafe { col_major(cblas_trans(ta), cblas_trans(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -139,23 +119,7 @@ pub unsafe extern "C" fn cblas_complex<T: GemmScalar>(
         return;
     }
     // SAFETY: forwarded from the caller's contract; alpha and beta are valid pointers.
-    unsafe {
-        col_major(
-            cblas_trans(ta),
-            cblas_trans(tb),
-            m,
-            n,
-            k,
-            *alpha,
-            a,
-            lda,
-            b,
-            ldb,
-            *beta,
-            c,
-            ldc,
-        )
-    }
+    unsafe { col_major(cblas_trans(ta), cblas_trans(tb), m, n, k, *alpha, a, lda, b, ldb, *beta, c, ldc) }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -207,18 +171,10 @@ pub fn naive_fortran_fns() -> FortranGemmFns {
 pub fn naive_cblas_provider() -> BlasGemmProvider {
     // SAFETY: the naive entry points implement column-major CBLAS ?gemm, are reentrant
     // and touch only the described matrices.
-    unsafe {
-        BlasGemmProvider::from_cblas("naive-cblas", naive_cblas_fns(), BlasThreading::SEQUENTIAL)
-    }
+    unsafe { BlasGemmProvider::from_cblas("naive-cblas", naive_cblas_fns(), BlasThreading::SEQUENTIAL) }
 }
 
 pub fn naive_fortran_provider() -> BlasGemmProvider {
     // SAFETY: as for `naive_cblas_provider`, with the Fortran ABI.
-    unsafe {
-        BlasGemmProvider::from_fortran(
-            "naive-fortran",
-            naive_fortran_fns(),
-            BlasThreading::SEQUENTIAL,
-        )
-    }
+    unsafe { BlasGemmProvider::from_fortran("naive-fortran", naive_fortran_fns(), BlasThreading::SEQUENTIAL) }
 }
