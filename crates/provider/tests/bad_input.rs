@@ -1,5 +1,6 @@
 //! Malformed GEMM requests: every provider answers with the same typed error and leaves
 //! C untouched.
+#![cfg(feature = "faer")]
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! Provider bundles: defaults per kind, overrides, identity, and validation against
 //! domain contracts.
+#![cfg(feature = "faer")]
 
 use std::sync::Arc;
 
@@ -117,14 +118,6 @@ fn blas_kind_is_single_threaded_openblas() {
         .unwrap();
     assert!(matches!(team.validate_for_domain(&exact), Err(BundleError::CannotHonourDomain { .. })));
     team.validate_for_domain(&contract(8, DomainPlacement::ExactPinned, DomainAdmission::ExclusivePermit)).unwrap();
-}
-
-#[cfg(not(feature = "faer"))]
-#[test]
-fn injected_kind_without_faer_needs_every_dtype() {
-    let naive = Arc::new(NaiveGemmProvider::new());
-    let err = CpuProviderBundle::builder(ProviderKind::Injected).provider_for(DType::F64, naive).build().unwrap_err();
-    assert_eq!(err, BundleError::MissingProvider { dtype: DType::F32, kind: ProviderKind::Injected });
 }
 
 #[test]

@@ -164,3 +164,20 @@ fn per_call_on_own_workers_needs_an_exclusive_permit() {
     assert_eq!(parallelism_owner(&caps, 2), ParallelismOwner::Provider { threads: 2, exclusive_permit: true });
     assert_eq!(parallelism_owner(&caps, 0), ParallelismOwner::Engine);
 }
+
+#[cfg(not(feature = "faer"))]
+#[test]
+fn injected_kind_without_faer_needs_every_dtype() {
+    let naive = Arc::new(strata_provider::NaiveGemmProvider::new());
+    let err = strata_provider::CpuProviderBundle::builder(strata_provider::ProviderKind::Injected)
+        .provider_for(strata_tensor::DType::F64, naive)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err,
+        strata_provider::BundleError::MissingProvider {
+            dtype: strata_tensor::DType::F32,
+            kind: strata_provider::ProviderKind::Injected
+        }
+    );
+}

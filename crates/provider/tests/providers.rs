@@ -1,4 +1,5 @@
 //! Every provider against the naive reference GEMM on random strided cases.
+#![cfg(feature = "faer")]
 
 mod common;
 
