@@ -6,7 +6,7 @@ mod common;
 
 use common::{LAYOUTS, Operand, SHAPES, TestValue, at, ctx, indices, wide_data, wide_view};
 use strata_kernels::structural;
-use strata_tensor::{DType, ErrorKind, Scalar, Tensor, TypedTensor, TypedViewMut, c32, c64};
+use strata_tensor::{DType, ErrorKind, Tensor, TypedTensor, TypedViewMut, c32, c64};
 
 /// A source value in exact form, for the reference cast.
 #[derive(Clone, Copy, Debug)]

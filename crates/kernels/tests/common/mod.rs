@@ -242,7 +242,7 @@ impl TestValue for i64 {
 }
 impl TestValue for bool {
     fn test_value(i: usize) -> Self {
-        mix(i) % 2 == 0
+        mix(i).is_multiple_of(2)
     }
     fn wide(self) -> c64 {
         c64::new(self as u8 as f64, 0.0)
