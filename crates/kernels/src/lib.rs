@@ -5,7 +5,6 @@
 //! parallelism, and the domain's pool) explicitly.
 #![deny(missing_docs)]
 
-#[allow(dead_code)]
 mod alloc;
 mod context;
 mod par;
