@@ -13,5 +13,6 @@ mod slice;
 
 #[allow(unused_imports)]
 pub use self::{
-    compare::*, dot_general::*, elementwise::*, fusion::*, gather::*, grouped_gemm::*, pad::*, scatter::*, slice::*,
+    compare::*, dot_general::*, elementwise::*, fusion::*, gather::*, grouped_gemm::*, pad::*,
+    scatter::*, slice::*,
 };
