@@ -173,9 +173,7 @@ impl<'a> TensorWrite<'a> {
     pub fn contiguous_mut<T: Scalar>(&mut self) -> Option<&mut [T]> {
         match self {
             TensorWrite::Tensor(t) => T::tensor_mut(t).map(|t| t.data_mut()),
-            TensorWrite::View(v) => T::from_view_mut(v.reborrow())
-                .ok()
-                .and_then(|v| v.into_contiguous_mut()),
+            TensorWrite::View(v) => T::from_view_mut(v.reborrow()).ok().and_then(|v| v.into_contiguous_mut()),
         }
     }
 
@@ -184,19 +182,13 @@ impl<'a> TensorWrite<'a> {
         if self.dtype() != dtype {
             return Err(Error::dtype_mismatch(
                 op,
-                format!(
-                    "the result has dtype {dtype}, the destination holds {}",
-                    self.dtype()
-                ),
+                format!("the result has dtype {dtype}, the destination holds {}", self.dtype()),
             ));
         }
         if self.shape() != shape {
             return Err(Error::shape_mismatch(
                 op,
-                format!(
-                    "the result has shape {shape:?}, the destination has shape {:?}",
-                    self.shape()
-                ),
+                format!("the result has shape {shape:?}, the destination has shape {:?}", self.shape()),
             ));
         }
         Ok(())

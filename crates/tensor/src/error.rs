@@ -65,17 +65,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// A new error of `kind` raised by operation `op`.
-    pub fn new(
-        kind: ErrorKind,
-        op: impl Into<Cow<'static, str>>,
-        message: impl Into<String>,
-    ) -> Self {
-        Error {
-            kind,
-            op: op.into(),
-            message: message.into(),
-            source: None,
-        }
+    pub fn new(kind: ErrorKind, op: impl Into<Cow<'static, str>>, message: impl Into<String>) -> Self {
+        Error { kind, op: op.into(), message: message.into(), source: None }
     }
 
     /// Attaches the typed error that caused this one.

@@ -29,11 +29,7 @@ pub struct Layout {
 impl Layout {
     /// The compact row-major layout of `shape` at offset 0.
     pub fn row_major(shape: &[usize]) -> Layout {
-        Layout {
-            shape: shape.to_vec(),
-            strides: row_major_strides(shape),
-            offset: 0,
-        }
+        Layout { shape: shape.to_vec(), strides: row_major_strides(shape), offset: 0 }
     }
 
     /// A layout checked to address only elements inside a buffer of `buffer_len`
@@ -48,19 +44,11 @@ impl Layout {
         if shape.len() != strides.len() {
             return Err(Error::invalid_argument(
                 op,
-                format!(
-                    "shape {shape:?} has {} axes but strides {strides:?} have {}",
-                    shape.len(),
-                    strides.len()
-                ),
+                format!("shape {shape:?} has {} axes but strides {strides:?} have {}", shape.len(), strides.len()),
             ));
         }
         checked_len(op, &shape)?;
-        let layout = Layout {
-            shape,
-            strides,
-            offset,
-        };
+        let layout = Layout { shape, strides, offset };
         if let Some((lo, hi)) = layout.span() {
             if lo < 0 || hi >= buffer_len as i128 {
                 return Err(Error::invalid_argument(
@@ -76,16 +64,8 @@ impl Layout {
     }
 
     /// Builds a layout without checks; callers establish bounds themselves.
-    pub(crate) fn from_parts_unchecked(
-        shape: Vec<usize>,
-        strides: Vec<isize>,
-        offset: usize,
-    ) -> Layout {
-        Layout {
-            shape,
-            strides,
-            offset,
-        }
+    pub(crate) fn from_parts_unchecked(shape: Vec<usize>, strides: Vec<isize>, offset: usize) -> Layout {
+        Layout { shape, strides, offset }
     }
 
     /// The extents, outermost first.
@@ -204,28 +184,17 @@ impl Layout {
     }
 
     /// Keeps indices `start, start + step, ...` below `limit` along `axis`.
-    pub fn slice_axis(
-        &self,
-        axis: usize,
-        start: usize,
-        limit: usize,
-        step: usize,
-    ) -> Result<Layout> {
+    pub fn slice_axis(&self, axis: usize, start: usize, limit: usize, step: usize) -> Result<Layout> {
         const OP: &str = "slice";
         check_axis(OP, "axis", axis, self.rank())?;
         if step == 0 {
-            return Err(Error::invalid_argument(
-                OP,
-                format!("stride of axis {axis} is zero"),
-            ));
+            return Err(Error::invalid_argument(OP, format!("stride of axis {axis} is zero")));
         }
         let dim = self.shape[axis];
         if start > limit || limit > dim {
             return Err(Error::invalid_argument(
                 OP,
-                format!(
-                    "axis {axis}: need start <= limit <= extent, got start {start}, limit {limit}, extent {dim}"
-                ),
+                format!("axis {axis}: need start <= limit <= extent, got start {start}, limit {limit}, extent {dim}"),
             ));
         }
         let extent = (limit - start).div_ceil(step);
@@ -257,19 +226,12 @@ impl Layout {
         if dims.len() != self.rank() {
             return Err(Error::invalid_argument(
                 OP,
-                format!(
-                    "broadcast_dimensions {dims:?} has {} entries, the operand has rank {}",
-                    dims.len(),
-                    self.rank()
-                ),
+                format!("broadcast_dimensions {dims:?} has {} entries, the operand has rank {}", dims.len(), self.rank()),
             ));
         }
         crate::shape::check_unique_axes(OP, "broadcast dimension", dims, out_shape.len())?;
         if dims.windows(2).any(|w| w[0] > w[1]) {
-            return Err(Error::invalid_argument(
-                OP,
-                format!("broadcast_dimensions {dims:?} must be increasing"),
-            ));
+            return Err(Error::invalid_argument(OP, format!("broadcast_dimensions {dims:?} must be increasing")));
         }
         checked_len(OP, out_shape)?;
         let mut strides = vec![0isize; out_shape.len()];
@@ -280,17 +242,11 @@ impl Layout {
             } else if d != 1 {
                 return Err(Error::shape_mismatch(
                     OP,
-                    format!(
-                        "operand axis {k} has extent {d}, target axis {target} has extent {t}; extents must match or be 1"
-                    ),
+                    format!("operand axis {k} has extent {d}, target axis {target} has extent {t}; extents must match or be 1"),
                 ));
             }
         }
-        Ok(Layout {
-            shape: out_shape.to_vec(),
-            strides,
-            offset: self.offset,
-        })
+        Ok(Layout { shape: out_shape.to_vec(), strides, offset: self.offset })
     }
 
     /// Inserts an axis of extent 1 at position `axis` (`0..=rank`).
@@ -308,10 +264,7 @@ impl Layout {
         if self.shape[axis] != 1 {
             return Err(Error::invalid_argument(
                 "remove_axis",
-                format!(
-                    "axis {axis} has extent {}, only extent-1 axes can be removed",
-                    self.shape[axis]
-                ),
+                format!("axis {axis} has extent {}, only extent-1 axes can be removed", self.shape[axis]),
             ));
         }
         let mut out = self.clone();
@@ -328,10 +281,6 @@ impl Layout {
             *s = acc;
             acc = acc.wrapping_mul(d.max(1) as isize);
         }
-        Layout {
-            shape: shape.to_vec(),
-            strides,
-            offset: 0,
-        }
+        Layout { shape: shape.to_vec(), strides, offset: 0 }
     }
 }

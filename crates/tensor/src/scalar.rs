@@ -32,9 +32,7 @@ mod sealed {
 /// assert_eq!(<c64 as Scalar>::Real::DTYPE, DType::F64);
 /// assert_eq!(i32::one(), 1);
 /// ```
-pub trait Scalar:
-    Copy + Send + Sync + Debug + PartialEq + Default + 'static + sealed::Sealed
-{
+pub trait Scalar: Copy + Send + Sync + Debug + PartialEq + Default + 'static + sealed::Sealed {
     /// The dtype tag of this type.
     const DTYPE: DType;
     /// The real counterpart (`c64 → f64`); real types map to themselves.

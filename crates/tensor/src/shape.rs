@@ -15,10 +15,7 @@ pub fn checked_len(op: &'static str, shape: &[usize]) -> Result<usize> {
     let mut len: usize = 1;
     for &d in shape {
         len = len.checked_mul(d).ok_or_else(|| {
-            Error::invalid_argument(
-                op,
-                format!("shape {shape:?} has more elements than usize can count"),
-            )
+            Error::invalid_argument(op, format!("shape {shape:?} has more elements than usize can count"))
         })?;
     }
     // Zero-size tensors may have huge other extents; the product above is still exact
@@ -27,10 +24,7 @@ pub fn checked_len(op: &'static str, shape: &[usize]) -> Result<usize> {
         let mut nonzero: usize = 1;
         for &d in shape.iter().filter(|&&d| d != 0) {
             nonzero = nonzero.checked_mul(d).ok_or_else(|| {
-                Error::invalid_argument(
-                    op,
-                    format!("shape {shape:?} has extents whose product overflows usize"),
-                )
+                Error::invalid_argument(op, format!("shape {shape:?} has extents whose product overflows usize"))
             })?;
         }
     }
@@ -58,10 +52,7 @@ pub fn check_axis(op: &'static str, what: &str, axis: usize, rank: usize) -> Res
     if axis < rank {
         Ok(())
     } else {
-        Err(Error::invalid_argument(
-            op,
-            format!("{what} {axis} is out of range for rank {rank}"),
-        ))
+        Err(Error::invalid_argument(op, format!("{what} {axis} is out of range for rank {rank}")))
     }
 }
 
@@ -78,10 +69,7 @@ pub fn check_unique_axes(op: &'static str, what: &str, axes: &[usize], rank: usi
     for &a in axes {
         check_axis(op, what, a, rank)?;
         if seen[a] {
-            return Err(Error::invalid_argument(
-                op,
-                format!("{what} {a} appears more than once in {axes:?}"),
-            ));
+            return Err(Error::invalid_argument(op, format!("{what} {a} appears more than once in {axes:?}")));
         }
         seen[a] = true;
     }
@@ -100,10 +88,7 @@ pub fn check_permutation(op: &'static str, perm: &[usize], rank: usize) -> Resul
     if perm.len() != rank {
         return Err(Error::invalid_argument(
             op,
-            format!(
-                "permutation {perm:?} has {} entries, the tensor has rank {rank}",
-                perm.len()
-            ),
+            format!("permutation {perm:?} has {} entries, the tensor has rank {rank}", perm.len()),
         ));
     }
     check_unique_axes(op, "permutation entry", perm, rank)

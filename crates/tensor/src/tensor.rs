@@ -33,16 +33,10 @@ impl<T: Scalar> TypedTensor<T> {
         if data.len() != len {
             return Err(Error::shape_mismatch(
                 "TypedTensor::from_vec",
-                format!(
-                    "shape {shape:?} needs {len} elements, the buffer has {}",
-                    data.len()
-                ),
+                format!("shape {shape:?} needs {len} elements, the buffer has {}", data.len()),
             ));
         }
-        Ok(TypedTensor {
-            data,
-            shape: shape.to_vec(),
-        })
+        Ok(TypedTensor { data, shape: shape.to_vec() })
     }
 
     /// A tensor of zeros (`false` for bool).
@@ -54,10 +48,7 @@ impl<T: Scalar> TypedTensor<T> {
     pub fn filled(shape: &[usize], value: T) -> Result<Self> {
         let len = checked_len("TypedTensor::filled", shape)?;
         let data = try_vec_filled("TypedTensor::filled", len, value)?;
-        Ok(TypedTensor {
-            data,
-            shape: shape.to_vec(),
-        })
+        Ok(TypedTensor { data, shape: shape.to_vec() })
     }
 
     /// A tensor whose element at multi-index `i` is `f(i)`, visited in row-major order.
@@ -65,11 +56,7 @@ impl<T: Scalar> TypedTensor<T> {
         let len = checked_len("TypedTensor::from_fn", shape)?;
         let mut data = Vec::new();
         data.try_reserve_exact(len).map_err(|e| {
-            Error::backend_failure(
-                "TypedTensor::from_fn",
-                format!("cannot allocate {len} elements"),
-            )
-            .with_source(e)
+            Error::backend_failure("TypedTensor::from_fn", format!("cannot allocate {len} elements")).with_source(e)
         })?;
         let mut index = vec![0usize; shape.len()];
         for _ in 0..len {
@@ -82,18 +69,12 @@ impl<T: Scalar> TypedTensor<T> {
                 index[axis] = 0;
             }
         }
-        Ok(TypedTensor {
-            data,
-            shape: shape.to_vec(),
-        })
+        Ok(TypedTensor { data, shape: shape.to_vec() })
     }
 
     /// A rank-0 tensor holding `value`.
     pub fn scalar(value: T) -> Self {
-        TypedTensor {
-            data: vec![value],
-            shape: Vec::new(),
-        }
+        TypedTensor { data: vec![value], shape: Vec::new() }
     }
 
     /// The extents, outermost first.
@@ -157,28 +138,16 @@ impl<T: Scalar> TypedTensor<T> {
         if len != self.data.len() {
             return Err(Error::shape_mismatch(
                 "reshape",
-                format!(
-                    "cannot reshape {:?} ({} elements) into {shape:?} ({len} elements)",
-                    self.shape,
-                    self.data.len()
-                ),
+                format!("cannot reshape {:?} ({} elements) into {shape:?} ({len} elements)", self.shape, self.data.len()),
             ));
         }
-        Ok(TypedTensor {
-            data: self.data,
-            shape: shape.to_vec(),
-        })
+        Ok(TypedTensor { data: self.data, shape: shape.to_vec() })
     }
 
     /// A view of the whole tensor (row-major strides, offset 0).
     pub fn view(&self) -> TypedView<'_, T> {
         // INVARIANT: data.len() == product(shape), so the row-major layout is in bounds.
-        TypedView::from_parts_unchecked(
-            &self.data,
-            self.shape.clone(),
-            row_major_strides(&self.shape),
-            0,
-        )
+        TypedView::from_parts_unchecked(&self.data, self.shape.clone(), row_major_strides(&self.shape), 0)
     }
 
     /// A mutable view of the whole tensor.
@@ -192,9 +161,8 @@ impl<T: Scalar> TypedTensor<T> {
 
 fn try_vec_filled<T: Clone>(op: &'static str, len: usize, value: T) -> Result<Vec<T>> {
     let mut data = Vec::new();
-    data.try_reserve_exact(len).map_err(|e| {
-        Error::backend_failure(op, format!("cannot allocate {len} elements")).with_source(e)
-    })?;
+    data.try_reserve_exact(len)
+        .map_err(|e| Error::backend_failure(op, format!("cannot allocate {len} elements")).with_source(e))?;
     data.resize(len, value);
     Ok(data)
 }
@@ -336,8 +304,5 @@ impl Tensor {
 }
 
 fn wrong_dtype<T: Scalar>(actual: DType) -> Error {
-    Error::dtype_mismatch(
-        "Tensor::as_typed",
-        format!("asked for {}, the tensor holds {actual}", T::DTYPE),
-    )
+    Error::dtype_mismatch("Tensor::as_typed", format!("asked for {}, the tensor holds {actual}", T::DTYPE))
 }

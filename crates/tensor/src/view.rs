@@ -49,13 +49,7 @@ impl<'a, T: Scalar> TypedView<'a, T> {
     /// A view of `data` with the given shape, element strides and offset; errors when an
     /// addressed element falls outside `data` or the arithmetic overflows.
     pub fn new(data: &'a [T], shape: &[usize], strides: &[isize], offset: usize) -> Result<Self> {
-        let layout = Layout::new(
-            "TypedView::new",
-            data.len(),
-            shape.to_vec(),
-            strides.to_vec(),
-            offset,
-        )?;
+        let layout = Layout::new("TypedView::new", data.len(), shape.to_vec(), strides.to_vec(), offset)?;
         Ok(TypedView { data, layout })
     }
 
@@ -74,42 +68,25 @@ impl<'a, T: Scalar> TypedView<'a, T> {
     /// A compact row-major view of `data`.
     pub fn row_major(data: &'a [T], shape: &[usize]) -> Result<Self> {
         Self::check_len("TypedView::row_major", data.len(), shape)?;
-        Ok(TypedView {
-            data,
-            layout: Layout::row_major(shape),
-        })
+        Ok(TypedView { data, layout: Layout::row_major(shape) })
     }
 
     /// A view of compact column-major (Fortran order) data, indexed like any other view.
     pub fn column_major(data: &'a [T], shape: &[usize]) -> Result<Self> {
         Self::check_len("TypedView::column_major", data.len(), shape)?;
-        Ok(TypedView {
-            data,
-            layout: Layout::column_major(shape),
-        })
+        Ok(TypedView { data, layout: Layout::column_major(shape) })
     }
 
     fn check_len(op: &'static str, len: usize, shape: &[usize]) -> Result<()> {
         let need = crate::shape::checked_len(op, shape)?;
         if need != len {
-            return Err(Error::shape_mismatch(
-                op,
-                format!("shape {shape:?} needs {need} elements, the buffer has {len}"),
-            ));
+            return Err(Error::shape_mismatch(op, format!("shape {shape:?} needs {need} elements, the buffer has {len}")));
         }
         Ok(())
     }
 
-    pub(crate) fn from_parts_unchecked(
-        data: &'a [T],
-        shape: Vec<usize>,
-        strides: Vec<isize>,
-        offset: usize,
-    ) -> Self {
-        TypedView {
-            data,
-            layout: Layout::from_parts_unchecked(shape, strides, offset),
-        }
+    pub(crate) fn from_parts_unchecked(data: &'a [T], shape: Vec<usize>, strides: Vec<isize>, offset: usize) -> Self {
+        TypedView { data, layout: Layout::from_parts_unchecked(shape, strides, offset) }
     }
 
     /// The layout (shape, strides, offset).
@@ -176,10 +153,7 @@ impl<'a, T: Scalar> TypedView<'a, T> {
 
     fn map_layout(self, f: impl FnOnce(&Layout) -> Result<Layout>) -> Result<Self> {
         let layout = f(&self.layout)?;
-        Ok(TypedView {
-            data: self.data,
-            layout,
-        })
+        Ok(TypedView { data: self.data, layout })
     }
 
     /// Reorders the axes (axis `k` of the result is axis `perm[k]`).
@@ -210,12 +184,7 @@ impl<'a, T: Scalar> TypedView<'a, T> {
 
 impl<'a, T: Scalar> TypedViewMut<'a, T> {
     /// A mutable view; errors when an element falls outside `data` or two indices alias.
-    pub fn new(
-        data: &'a mut [T],
-        shape: &[usize],
-        strides: &[isize],
-        offset: usize,
-    ) -> Result<Self> {
+    pub fn new(data: &'a mut [T], shape: &[usize], strides: &[isize], offset: usize) -> Result<Self> {
         const OP: &str = "TypedViewMut::new";
         let layout = Layout::new(OP, data.len(), shape.to_vec(), strides.to_vec(), offset)?;
         layout.check_no_alias(OP)?;
@@ -225,22 +194,11 @@ impl<'a, T: Scalar> TypedViewMut<'a, T> {
     /// A mutable view of compact column-major data.
     pub fn column_major(data: &'a mut [T], shape: &[usize]) -> Result<Self> {
         TypedView::<T>::check_len("TypedViewMut::column_major", data.len(), shape)?;
-        Ok(TypedViewMut {
-            data,
-            layout: Layout::column_major(shape),
-        })
+        Ok(TypedViewMut { data, layout: Layout::column_major(shape) })
     }
 
-    pub(crate) fn from_parts_unchecked(
-        data: &'a mut [T],
-        shape: Vec<usize>,
-        strides: Vec<isize>,
-        offset: usize,
-    ) -> Self {
-        TypedViewMut {
-            data,
-            layout: Layout::from_parts_unchecked(shape, strides, offset),
-        }
+    pub(crate) fn from_parts_unchecked(data: &'a mut [T], shape: Vec<usize>, strides: Vec<isize>, offset: usize) -> Self {
+        TypedViewMut { data, layout: Layout::from_parts_unchecked(shape, strides, offset) }
     }
 
     /// The layout.
@@ -270,18 +228,12 @@ impl<'a, T: Scalar> TypedViewMut<'a, T> {
 
     /// A read-only view of the same elements.
     pub fn as_view(&self) -> TypedView<'_, T> {
-        TypedView {
-            data: self.data,
-            layout: self.layout.clone(),
-        }
+        TypedView { data: self.data, layout: self.layout.clone() }
     }
 
     /// A shorter-lived mutable view of the same elements.
     pub fn reborrow(&mut self) -> TypedViewMut<'_, T> {
-        TypedViewMut {
-            data: self.data,
-            layout: self.layout.clone(),
-        }
+        TypedViewMut { data: self.data, layout: self.layout.clone() }
     }
 
     /// The buffer and layout, for kernels that write through the layout themselves.
@@ -323,10 +275,7 @@ impl<'a, T: Scalar> TypedViewMut<'a, T> {
 
     fn map_layout(self, f: impl FnOnce(&Layout) -> Result<Layout>) -> Result<Self> {
         let layout = f(&self.layout)?;
-        Ok(TypedViewMut {
-            data: self.data,
-            layout,
-        })
+        Ok(TypedViewMut { data: self.data, layout })
     }
 
     /// Reorders the axes.
@@ -431,10 +380,7 @@ impl<'a> TensorView<'a> {
     /// The typed view, or a dtype-mismatch error.
     pub fn into_typed<T: Scalar>(self) -> Result<TypedView<'a, T>> {
         T::from_view(self).map_err(|v| {
-            Error::dtype_mismatch(
-                "TensorView::into_typed",
-                format!("asked for {}, the view holds {}", T::DTYPE, v.dtype()),
-            )
+            Error::dtype_mismatch("TensorView::into_typed", format!("asked for {}, the view holds {}", T::DTYPE, v.dtype()))
         })
     }
     /// Copies the viewed elements into a new row-major tensor.
@@ -499,10 +445,7 @@ impl<'a> TensorViewMut<'a> {
     /// The typed mutable view, or a dtype-mismatch error.
     pub fn into_typed<T: Scalar>(self) -> Result<TypedViewMut<'a, T>> {
         T::from_view_mut(self).map_err(|v| {
-            Error::dtype_mismatch(
-                "TensorViewMut::into_typed",
-                format!("asked for {}, the view holds {}", T::DTYPE, v.dtype()),
-            )
+            Error::dtype_mismatch("TensorViewMut::into_typed", format!("asked for {}, the view holds {}", T::DTYPE, v.dtype()))
         })
     }
     /// Reorders the axes.

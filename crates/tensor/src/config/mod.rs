@@ -13,6 +13,5 @@ mod slice;
 
 #[allow(unused_imports)]
 pub use self::{
-    compare::*, dot_general::*, elementwise::*, fusion::*, gather::*, grouped_gemm::*, pad::*,
-    scatter::*, slice::*,
+    compare::*, dot_general::*, elementwise::*, fusion::*, gather::*, grouped_gemm::*, pad::*, scatter::*, slice::*,
 };
