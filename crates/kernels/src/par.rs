@@ -44,10 +44,6 @@ impl<'a> Parallelism<'a> {
     /// Calls `body(i)` for `i in 0..n`: inline when `n <= 1` or the budget is 1,
     /// otherwise on the domain's workers.
     pub fn for_each_index(&self, n: usize, body: &(dyn Fn(usize) + Sync)) {
-        if n <= 1 || self.budget == 1 {
-            (0..n).for_each(body)
-        } else {
-            self.executor.for_each_index(n, body)
-        }
+        if n <= 1 || self.budget == 1 { (0..n).for_each(body) } else { self.executor.for_each_index(n, body) }
     }
 }

@@ -30,15 +30,7 @@ pub enum DType {
 
 impl DType {
     /// Every dtype, in declaration order.
-    pub const ALL: [DType; 7] = [
-        DType::F32,
-        DType::F64,
-        DType::I32,
-        DType::I64,
-        DType::Bool,
-        DType::C32,
-        DType::C64,
-    ];
+    pub const ALL: [DType; 7] = [DType::F32, DType::F64, DType::I32, DType::I64, DType::Bool, DType::C32, DType::C64];
 
     /// Size of one element in bytes.
     pub const fn size_bytes(self) -> usize {

@@ -226,7 +226,11 @@ impl Layout {
         if dims.len() != self.rank() {
             return Err(Error::invalid_argument(
                 OP,
-                format!("broadcast_dimensions {dims:?} has {} entries, the operand has rank {}", dims.len(), self.rank()),
+                format!(
+                    "broadcast_dimensions {dims:?} has {} entries, the operand has rank {}",
+                    dims.len(),
+                    self.rank()
+                ),
             ));
         }
         crate::shape::check_unique_axes(OP, "broadcast dimension", dims, out_shape.len())?;
@@ -242,7 +246,9 @@ impl Layout {
             } else if d != 1 {
                 return Err(Error::shape_mismatch(
                     OP,
-                    format!("operand axis {k} has extent {d}, target axis {target} has extent {t}; extents must match or be 1"),
+                    format!(
+                        "operand axis {k} has extent {d}, target axis {target} has extent {t}; extents must match or be 1"
+                    ),
                 ));
             }
         }

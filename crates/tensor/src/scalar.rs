@@ -114,9 +114,7 @@ macro_rules! impl_scalar {
                 TensorViewMut::$variant(v)
             }
             #[inline]
-            fn from_view_mut(
-                v: TensorViewMut<'_>,
-            ) -> Result<TypedViewMut<'_, Self>, TensorViewMut<'_>> {
+            fn from_view_mut(v: TensorViewMut<'_>) -> Result<TypedViewMut<'_, Self>, TensorViewMut<'_>> {
                 match v {
                     TensorViewMut::$variant(v) => Ok(v),
                     other => Err(other),

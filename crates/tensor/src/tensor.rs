@@ -138,7 +138,11 @@ impl<T: Scalar> TypedTensor<T> {
         if len != self.data.len() {
             return Err(Error::shape_mismatch(
                 "reshape",
-                format!("cannot reshape {:?} ({} elements) into {shape:?} ({len} elements)", self.shape, self.data.len()),
+                format!(
+                    "cannot reshape {:?} ({} elements) into {shape:?} ({len} elements)",
+                    self.shape,
+                    self.data.len()
+                ),
             ));
         }
         Ok(TypedTensor { data: self.data, shape: shape.to_vec() })

@@ -80,7 +80,10 @@ impl<'a, T: Scalar> TypedView<'a, T> {
     fn check_len(op: &'static str, len: usize, shape: &[usize]) -> Result<()> {
         let need = crate::shape::checked_len(op, shape)?;
         if need != len {
-            return Err(Error::shape_mismatch(op, format!("shape {shape:?} needs {need} elements, the buffer has {len}")));
+            return Err(Error::shape_mismatch(
+                op,
+                format!("shape {shape:?} needs {need} elements, the buffer has {len}"),
+            ));
         }
         Ok(())
     }
@@ -197,7 +200,12 @@ impl<'a, T: Scalar> TypedViewMut<'a, T> {
         Ok(TypedViewMut { data, layout: Layout::column_major(shape) })
     }
 
-    pub(crate) fn from_parts_unchecked(data: &'a mut [T], shape: Vec<usize>, strides: Vec<isize>, offset: usize) -> Self {
+    pub(crate) fn from_parts_unchecked(
+        data: &'a mut [T],
+        shape: Vec<usize>,
+        strides: Vec<isize>,
+        offset: usize,
+    ) -> Self {
         TypedViewMut { data, layout: Layout::from_parts_unchecked(shape, strides, offset) }
     }
 
@@ -380,7 +388,10 @@ impl<'a> TensorView<'a> {
     /// The typed view, or a dtype-mismatch error.
     pub fn into_typed<T: Scalar>(self) -> Result<TypedView<'a, T>> {
         T::from_view(self).map_err(|v| {
-            Error::dtype_mismatch("TensorView::into_typed", format!("asked for {}, the view holds {}", T::DTYPE, v.dtype()))
+            Error::dtype_mismatch(
+                "TensorView::into_typed",
+                format!("asked for {}, the view holds {}", T::DTYPE, v.dtype()),
+            )
         })
     }
     /// Copies the viewed elements into a new row-major tensor.
@@ -445,7 +456,10 @@ impl<'a> TensorViewMut<'a> {
     /// The typed mutable view, or a dtype-mismatch error.
     pub fn into_typed<T: Scalar>(self) -> Result<TypedViewMut<'a, T>> {
         T::from_view_mut(self).map_err(|v| {
-            Error::dtype_mismatch("TensorViewMut::into_typed", format!("asked for {}, the view holds {}", T::DTYPE, v.dtype()))
+            Error::dtype_mismatch(
+                "TensorViewMut::into_typed",
+                format!("asked for {}, the view holds {}", T::DTYPE, v.dtype()),
+            )
         })
     }
     /// Reorders the axes.
