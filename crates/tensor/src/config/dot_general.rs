@@ -43,12 +43,7 @@ impl DotGeneralConfig {
         lhs_contracting: Vec<usize>,
         rhs_contracting: Vec<usize>,
     ) -> Self {
-        DotGeneralConfig {
-            lhs_batch,
-            rhs_batch,
-            lhs_contracting,
-            rhs_contracting,
-        }
+        DotGeneralConfig { lhs_batch, rhs_batch, lhs_contracting, rhs_contracting }
     }
 
     /// The plain matrix product of two rank-2 operands: `[m, k] x [k, n] -> [m, n]`.
@@ -88,18 +83,8 @@ impl DotGeneralConfig {
                 ),
             ));
         }
-        check_roles(
-            "lhs",
-            lhs_shape.len(),
-            &self.lhs_batch,
-            &self.lhs_contracting,
-        )?;
-        check_roles(
-            "rhs",
-            rhs_shape.len(),
-            &self.rhs_batch,
-            &self.rhs_contracting,
-        )?;
+        check_roles("lhs", lhs_shape.len(), &self.lhs_batch, &self.lhs_contracting)?;
+        check_roles("rhs", rhs_shape.len(), &self.rhs_batch, &self.rhs_contracting)?;
         for (&l, &r) in self.lhs_batch.iter().zip(&self.rhs_batch) {
             if lhs_shape[l] != rhs_shape[r] {
                 return Err(Error::shape_mismatch(
@@ -140,14 +125,8 @@ impl DotGeneralConfig {
     pub fn output_shape(&self, lhs_shape: &[usize], rhs_shape: &[usize]) -> Result<Vec<usize>> {
         self.validate(lhs_shape, rhs_shape)?;
         let batch = self.lhs_batch.iter().map(|&d| lhs_shape[d]);
-        let lhs_free = self
-            .lhs_free(lhs_shape.len())
-            .into_iter()
-            .map(|d| lhs_shape[d]);
-        let rhs_free = self
-            .rhs_free(rhs_shape.len())
-            .into_iter()
-            .map(|d| rhs_shape[d]);
+        let lhs_free = self.lhs_free(lhs_shape.len()).into_iter().map(|d| lhs_shape[d]);
+        let rhs_free = self.rhs_free(rhs_shape.len()).into_iter().map(|d| rhs_shape[d]);
         Ok(batch.chain(lhs_free).chain(rhs_free).collect())
     }
 }
@@ -164,15 +143,8 @@ fn check_roles(side: &str, rank: usize, batch: &[usize], contracting: &[usize]) 
                 ));
             }
             if let Some(first) = role[d] {
-                let how = if first == what {
-                    format!("twice as {what}")
-                } else {
-                    format!("as {first} and as {what}")
-                };
-                return Err(Error::invalid_argument(
-                    OP,
-                    format!("dim {d} of {side} is listed {how}"),
-                ));
+                let how = if first == what { format!("twice as {what}") } else { format!("as {first} and as {what}") };
+                return Err(Error::invalid_argument(OP, format!("dim {d} of {side} is listed {how}")));
             }
             role[d] = Some(what);
         }
@@ -181,9 +153,7 @@ fn check_roles(side: &str, rank: usize, batch: &[usize], contracting: &[usize]) 
 }
 
 fn free_dims(rank: usize, batch: &[usize], contracting: &[usize]) -> Vec<usize> {
-    (0..rank)
-        .filter(|d| !batch.contains(d) && !contracting.contains(d))
-        .collect()
+    (0..rank).filter(|d| !batch.contains(d) && !contracting.contains(d)).collect()
 }
 
 #[cfg(test)]
@@ -199,28 +169,16 @@ mod tests {
     fn output_is_batch_then_lhs_free_then_rhs_free() {
         // lhs [a=2, k=3, b=4, m=5], rhs [n=6, b=4, k=3]
         let c = cfg(&[2], &[1], &[1], &[2]);
-        assert_eq!(
-            c.output_shape(&[2, 3, 4, 5], &[6, 4, 3]).unwrap(),
-            vec![4, 2, 5, 6]
-        );
+        assert_eq!(c.output_shape(&[2, 3, 4, 5], &[6, 4, 3]).unwrap(), vec![4, 2, 5, 6]);
         assert_eq!(c.lhs_free(4), vec![0, 3]);
         assert_eq!(c.rhs_free(3), vec![0]);
     }
 
     #[test]
     fn rank_zero_and_outer_products() {
-        assert_eq!(
-            cfg(&[], &[], &[], &[]).output_shape(&[], &[]).unwrap(),
-            Vec::<usize>::new()
-        );
-        assert_eq!(
-            cfg(&[], &[], &[], &[]).output_shape(&[2], &[3]).unwrap(),
-            vec![2, 3]
-        );
-        assert_eq!(
-            cfg(&[], &[], &[0], &[0]).output_shape(&[0], &[0]).unwrap(),
-            Vec::<usize>::new()
-        );
+        assert_eq!(cfg(&[], &[], &[], &[]).output_shape(&[], &[]).unwrap(), Vec::<usize>::new());
+        assert_eq!(cfg(&[], &[], &[], &[]).output_shape(&[2], &[3]).unwrap(), vec![2, 3]);
+        assert_eq!(cfg(&[], &[], &[0], &[0]).output_shape(&[0], &[0]).unwrap(), Vec::<usize>::new());
     }
 
     #[test]

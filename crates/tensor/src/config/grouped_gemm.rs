@@ -28,18 +28,12 @@ pub struct GemmShape {
 impl GemmShape {
     /// Floating-point operations (a multiply and an add per term), saturating.
     pub fn flops(&self) -> u64 {
-        [self.batch, self.m, self.k, self.n]
-            .iter()
-            .fold(2u64, |acc, &d| acc.saturating_mul(d as u64))
+        [self.batch, self.m, self.k, self.n].iter().fold(2u64, |acc, &d| acc.saturating_mul(d as u64))
     }
 
     /// The output shape: `[batch, m, n]` for a batched job, `[m, n]` otherwise.
     pub fn output_shape(&self, batched: bool) -> Vec<usize> {
-        if batched {
-            vec![self.batch, self.m, self.n]
-        } else {
-            vec![self.m, self.n]
-        }
+        if batched { vec![self.batch, self.m, self.n] } else { vec![self.m, self.n] }
     }
 }
 
@@ -65,11 +59,7 @@ pub struct GroupedGemmConfig {
 
 impl GroupedGemmConfig {
     /// Checks the job list and gives each job's size.
-    pub fn validate(
-        &self,
-        lhs_shapes: &[&[usize]],
-        rhs_shapes: &[&[usize]],
-    ) -> Result<Vec<GemmShape>> {
+    pub fn validate(&self, lhs_shapes: &[&[usize]], rhs_shapes: &[&[usize]]) -> Result<Vec<GemmShape>> {
         if lhs_shapes.len() != rhs_shapes.len() {
             return Err(Error::invalid_argument(
                 OP,
@@ -80,12 +70,7 @@ impl GroupedGemmConfig {
                 ),
             ));
         }
-        lhs_shapes
-            .iter()
-            .zip(rhs_shapes)
-            .enumerate()
-            .map(|(i, (l, r))| job_shape(i, l, r))
-            .collect()
+        lhs_shapes.iter().zip(rhs_shapes).enumerate().map(|(i, (l, r))| job_shape(i, l, r)).collect()
     }
 }
 
@@ -93,9 +78,7 @@ fn job_shape(job: usize, lhs: &[usize], rhs: &[usize]) -> Result<GemmShape> {
     if !(2..=3).contains(&lhs.len()) || lhs.len() != rhs.len() {
         return Err(Error::invalid_argument(
             OP,
-            format!(
-                "job {job}: lhs {lhs:?} and rhs {rhs:?} must both be rank 2, or both rank 3 (batched)"
-            ),
+            format!("job {job}: lhs {lhs:?} and rhs {rhs:?} must both be rank 2, or both rank 3 (batched)"),
         ));
     }
     let batched = lhs.len() == 3;
@@ -125,46 +108,19 @@ mod tests {
     #[test]
     fn sizes_of_mixed_jobs() {
         let shapes = GroupedGemmConfig::default()
-            .validate(
-                &[&[0, 3], &[2, 2, 0], &[7, 1]],
-                &[&[3, 4], &[2, 0, 5], &[1, 9]],
-            )
+            .validate(&[&[0, 3], &[2, 2, 0], &[7, 1]], &[&[3, 4], &[2, 0, 5], &[1, 9]])
             .unwrap();
         assert_eq!(
             shapes,
             vec![
-                GemmShape {
-                    batch: 1,
-                    m: 0,
-                    k: 3,
-                    n: 4
-                },
-                GemmShape {
-                    batch: 2,
-                    m: 2,
-                    k: 0,
-                    n: 5
-                },
-                GemmShape {
-                    batch: 1,
-                    m: 7,
-                    k: 1,
-                    n: 9
-                },
+                GemmShape { batch: 1, m: 0, k: 3, n: 4 },
+                GemmShape { batch: 2, m: 2, k: 0, n: 5 },
+                GemmShape { batch: 1, m: 7, k: 1, n: 9 },
             ]
         );
         assert_eq!(shapes[0].flops(), 0);
         assert_eq!(shapes[2].flops(), 2 * 7 * 9);
-        assert_eq!(
-            GemmShape {
-                batch: usize::MAX,
-                m: 4,
-                k: 4,
-                n: 4
-            }
-            .flops(),
-            u64::MAX
-        );
+        assert_eq!(GemmShape { batch: usize::MAX, m: 4, k: 4, n: 4 }.flops(), u64::MAX);
     }
 
     #[test]
@@ -172,26 +128,15 @@ mod tests {
         let c = GroupedGemmConfig::default();
         let e = c.validate(&[&[2, 3]], &[]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidArgument);
-        assert_eq!(
-            e.message(),
-            "1 lhs operands but 0 rhs operands; each job needs one of each"
-        );
-        let e = c
-            .validate(&[&[2, 3], &[2, 3]], &[&[3, 2], &[2, 3, 2]])
-            .unwrap_err();
+        assert_eq!(e.message(), "1 lhs operands but 0 rhs operands; each job needs one of each");
+        let e = c.validate(&[&[2, 3], &[2, 3]], &[&[3, 2], &[2, 3, 2]]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidArgument);
-        assert_eq!(
-            e.message(),
-            "job 1: lhs [2, 3] and rhs [2, 3, 2] must both be rank 2, or both rank 3 (batched)"
-        );
+        assert_eq!(e.message(), "job 1: lhs [2, 3] and rhs [2, 3, 2] must both be rank 2, or both rank 3 (batched)");
         let e = c.validate(&[&[3]], &[&[3]]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidArgument);
         let e = c.validate(&[&[2, 2, 3]], &[&[4, 3, 2]]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::ShapeMismatch);
-        assert_eq!(
-            e.message(),
-            "job 0: lhs [2, 2, 3] has batch 2, rhs [4, 3, 2] has batch 4"
-        );
+        assert_eq!(e.message(), "job 0: lhs [2, 2, 3] has batch 2, rhs [4, 3, 2] has batch 4");
         let e = c.validate(&[&[2, 3]], &[&[2, 3]]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::ShapeMismatch);
         assert_eq!(e.op(), "grouped_gemm");
