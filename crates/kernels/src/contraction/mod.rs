@@ -1,6 +1,14 @@
 //! Contractions: `dot_general`, grouped GEMM and the BLAS-1 operations.
 
 mod cache;
+mod disjoint;
+mod dot_general;
+mod execute;
 mod plan;
+mod scalar;
+mod small;
+mod strided_copy;
 
 pub use cache::{ContractionAnalysisCache, ContractionCache, PlanCache};
+pub use dot_general::{dot_general, dot_general_into};
+pub use scalar::ContractScalar;
