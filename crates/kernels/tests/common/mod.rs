@@ -211,3 +211,48 @@ impl Strided {
 fn limit(start: usize, extent: usize, step: usize) -> usize {
     if extent == 0 { start } else { start + (extent - 1) * step + 1 }
 }
+
+/// A test executor on real threads: each `for_each_index` spreads the indices over
+/// `workers` scoped threads (joined before returning, so no wait is unbounded).
+#[derive(Debug)]
+pub struct ThreadExecutor {
+    pub workers: usize,
+    pub forks: std::sync::atomic::AtomicUsize,
+}
+
+impl ThreadExecutor {
+    pub fn new(workers: usize) -> Self {
+        ThreadExecutor { workers, forks: std::sync::atomic::AtomicUsize::new(0) }
+    }
+}
+
+impl strata_engine::CpuDomainExecutor for ThreadExecutor {
+    fn run(&self, job: &mut (dyn FnMut() + Send)) {
+        job()
+    }
+    fn for_each_index(&self, n: usize, body: &(dyn Fn(usize) + Sync)) {
+        self.forks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for _ in 0..self.workers.min(n) {
+                s.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if i >= n {
+                            break;
+                        }
+                        body(i);
+                    }
+                });
+            }
+        });
+    }
+    fn capabilities(&self) -> strata_engine::ExecutorCapabilities {
+        strata_engine::ExecutorCapabilities {
+            workers: self.workers,
+            affinity: strata_engine::AffinityClaim::Unconstrained,
+            shutdown: strata_engine::ShutdownOwner::Caller,
+            reentrancy: strata_engine::ReentrancyBehaviour::RunsInline,
+        }
+    }
+}
