@@ -205,3 +205,23 @@ fn dot_general_matches_reference_on_random_configs() {
     let s = domain.stats();
     assert!(s.misses > 0 && s.entries > 0);
 }
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let exec = common::ThreadExecutor::new(4);
+    let threaded = KernelContext::new(strata_kernels::Parallelism::new(&exec, 4));
+    let inline = KernelContext::sequential();
+    let mut rng = Rng::new(77);
+    // Many small batched products (our fork over batch items) and a few large ones.
+    for (b, m, k, n) in [(256, 8, 8, 8), (3, 70, 90, 50), (1, 130, 64, 120)] {
+        for kind in Kind::ALL {
+            let lhs = Strided::random(&mut rng, kind, &[b, m, k], false);
+            let rhs = Strided::random(&mut rng, kind, &[b, k, n], false);
+            let cfg = DotGeneralConfig::new(vec![0], vec![0], vec![2], vec![1]);
+            let one = dot_general(&inline, lhs.view().into(), rhs.view().into(), &cfg, true, false, None).unwrap();
+            let many = dot_general(&threaded, lhs.view().into(), rhs.view().into(), &cfg, true, false, None).unwrap();
+            assert_eq!(format!("{one:?}"), format!("{many:?}"), "{kind:?} {b}x{m}x{k}x{n}");
+        }
+    }
+    assert!(exec.forks.load(std::sync::atomic::Ordering::Relaxed) > 0, "the batched case forked");
+}
