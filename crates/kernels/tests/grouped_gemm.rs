@@ -10,6 +10,8 @@ use strata_kernels::{KernelContext, Parallelism};
 use strata_tensor::config::{DotGeneralConfig, GroupedGemmConfig};
 use strata_tensor::{ErrorKind, Tensor, TensorRead, c64};
 
+static FAER: strata_provider::FaerGemmProvider = strata_provider::FaerGemmProvider;
+
 struct Jobs {
     kind: Kind,
     lhs: Vec<Strided>,
@@ -77,10 +79,10 @@ fn check_all(ctx: &KernelContext<'_>, seeds: std::ops::Range<u64>) {
         let rv: Vec<_> = jobs.rhs.iter().map(|s| s.view()).collect();
         let lr: Vec<TensorRead<'_>> = lv.iter().cloned().map(Into::into).collect();
         let rr: Vec<TensorRead<'_>> = rv.iter().cloned().map(Into::into).collect();
-        let outs = grouped_gemm(ctx, &lr, &rr, &jobs.config).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let outs = grouped_gemm(ctx, &lr, &rr, &jobs.config, &FAER).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         assert_eq!(outs.len(), lv.len());
         for (j, out) in outs.iter().enumerate() {
-            let (shape, want) = reference(&lv[j], &rv[j], &jobs.config);
+            let (shape, want) = reference(&lv[j], &rv[j], &jobs.config, &FAER);
             assert_eq!(out.shape(), &shape[..], "seed {seed} job {j}");
             let k = lv[j].shape()[lv[j].rank() - 1];
             // One by one through dot_general gives the same numbers.
@@ -90,7 +92,7 @@ fn check_all(ctx: &KernelContext<'_>, seeds: std::ops::Range<u64>) {
                 DotGeneralConfig::matmul()
             };
             let single =
-                dot_general(ctx, lr[j].clone(), rr[j].clone(), &cfg, jobs.config.conj_lhs, jobs.config.conj_rhs, None)
+                dot_general(ctx, lr[j].clone(), rr[j].clone(), &cfg, jobs.config.conj_lhs, jobs.config.conj_rhs, &FAER, None)
                     .unwrap();
             let (ov, sv) = (out.view(), single.view());
             for (i, idx) in indices(&shape).iter().enumerate() {
@@ -125,14 +127,14 @@ fn bad_grouped_inputs_are_typed_errors() {
     let ai = Tensor::from_vec(vec![1i32; 6], &[2, 3]).unwrap();
     let bi = Tensor::from_vec(vec![1i32; 12], &[3, 4]).unwrap();
     let cfg = GroupedGemmConfig::default();
-    let e = grouped_gemm(&ctx, &[(&a).into(), (&a).into()], &[(&b).into()], &cfg).unwrap_err();
+    let e = grouped_gemm(&ctx, &[(&a).into(), (&a).into()], &[(&b).into()], &cfg, &FAER).unwrap_err();
     assert_eq!((e.kind(), e.op()), (ErrorKind::InvalidArgument, "grouped_gemm"));
-    let e = grouped_gemm(&ctx, &[(&a).into()], &[(&a).into()], &cfg).unwrap_err();
+    let e = grouped_gemm(&ctx, &[(&a).into()], &[(&a).into()], &cfg, &FAER).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::ShapeMismatch);
-    let e = grouped_gemm(&ctx, &[(&a).into(), (&a).into()], &[(&b).into(), (&bf).into()], &cfg).unwrap_err();
+    let e = grouped_gemm(&ctx, &[(&a).into(), (&a).into()], &[(&b).into(), (&bf).into()], &cfg, &FAER).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::DTypeMismatch);
     assert!(e.message().starts_with("job 1: rhs has dtype float32"), "{e}");
-    let e = grouped_gemm(&ctx, &[(&ai).into()], &[(&bi).into()], &cfg).unwrap_err();
+    let e = grouped_gemm(&ctx, &[(&ai).into()], &[(&bi).into()], &cfg, &FAER).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Unsupported);
-    assert!(grouped_gemm(&ctx, &[], &[], &cfg).unwrap().is_empty());
+    assert!(grouped_gemm(&ctx, &[], &[], &cfg, &FAER).unwrap().is_empty());
 }

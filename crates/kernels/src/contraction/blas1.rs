@@ -4,7 +4,7 @@
 use strata_tensor::config::DotGeneralConfig;
 use strata_tensor::{Error, Result, Scalar, Tensor, TensorRead, TensorWrite, TypedTensor, c64};
 
-use super::dot_general::{coefficient, dot_general};
+use super::dot_general::{coefficient, dot_general_with};
 use super::scalar::{ContractScalar, check_dtype, dispatch_contract};
 use super::strided_copy::{for_each_offset_pair, to_contiguous};
 use crate::context::KernelContext;
@@ -36,7 +36,8 @@ pub fn vdot(ctx: &KernelContext<'_>, x: TensorRead<'_>, y: TensorRead<'_>) -> Re
     check_pair(OP, &x, y.dtype(), y.shape())?;
     let all: Vec<usize> = (0..x.rank()).collect();
     let config = DotGeneralConfig::new(vec![], vec![], all.clone(), all);
-    dot_general(ctx, x, y, &config, true, false, None).map_err(|e| e.in_op(OP))
+    // Every axis contracted: m = n = 1, the dot route, which never needs a provider.
+    dot_general_with(ctx, x, y, &config, [true, false], None, None).map_err(|e| e.in_op(OP))
 }
 
 /// `Σ |x[i]|²` over every element, as a rank-0 tensor of the real dtype (f32 for c32,

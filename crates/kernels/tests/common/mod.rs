@@ -256,3 +256,58 @@ impl strata_engine::CpuDomainExecutor for ThreadExecutor {
         }
     }
 }
+
+/// A BLAS-like test double: declares `needs_unit_stride`, refuses any matrix without a
+/// unit stride and a covering leading dimension, and computes with the provider crate's
+/// naive reference GEMM.
+#[derive(Debug, Default)]
+pub struct UnitStrideProvider {
+    calls: std::sync::atomic::AtomicUsize,
+}
+
+impl UnitStrideProvider {
+    pub fn calls(&self) -> usize {
+        self.calls.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn run<T: strata_provider::GemmScalar>(
+        &self,
+        job: &mut strata_provider::BatchedGemm<'_, T>,
+    ) -> Result<(), strata_provider::GemmError> {
+        self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let ok = |rows: usize, cols: usize, rs: isize, cs: isize| {
+            let row_major = (cols <= 1 || cs == 1) && (rows <= 1 || rs >= cols as isize);
+            let col_major = (rows <= 1 || rs == 1) && (cols <= 1 || cs >= rows as isize);
+            row_major || col_major
+        };
+        let (m, n, k) = (job.m, job.n, job.k);
+        assert!(ok(m, k, job.a.row_stride, job.a.col_stride), "A without unit stride: {m}x{k} {:?}", (job.a.row_stride, job.a.col_stride));
+        assert!(ok(k, n, job.b.row_stride, job.b.col_stride), "B without unit stride: {k}x{n} {:?}", (job.b.row_stride, job.b.col_stride));
+        assert!(ok(m, n, job.c.row_stride, job.c.col_stride), "C without unit stride: {m}x{n} {:?}", (job.c.row_stride, job.c.col_stride));
+        strata_provider::reference::gemm(job)
+    }
+}
+
+impl strata_provider::GemmProvider for UnitStrideProvider {
+    fn capabilities(&self) -> strata_provider::ProviderCapabilities {
+        strata_provider::ProviderCapabilities {
+            name: "unit-stride test double".into(),
+            threads: strata_provider::ThreadControl::Sequential,
+            placement: strata_provider::PlacementControl::CallingThread,
+            dtypes: strata_provider::GemmDTypes::ALL,
+            needs_unit_stride: true,
+        }
+    }
+    fn gemm_f32(&self, job: &mut strata_provider::BatchedGemm<'_, f32>, _: usize) -> Result<(), strata_provider::GemmError> {
+        self.run(job)
+    }
+    fn gemm_f64(&self, job: &mut strata_provider::BatchedGemm<'_, f64>, _: usize) -> Result<(), strata_provider::GemmError> {
+        self.run(job)
+    }
+    fn gemm_c32(&self, job: &mut strata_provider::BatchedGemm<'_, c32>, _: usize) -> Result<(), strata_provider::GemmError> {
+        self.run(job)
+    }
+    fn gemm_c64(&self, job: &mut strata_provider::BatchedGemm<'_, c64>, _: usize) -> Result<(), strata_provider::GemmError> {
+        self.run(job)
+    }
+}
