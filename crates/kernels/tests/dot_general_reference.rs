@@ -3,9 +3,9 @@
 //! axes, operands stored in random axis orders with steps, margins and reversed axes,
 //! all four dtypes, conjugation flags, alpha and beta, fresh and strided destinations.
 
-mod common;
+mod contraction_support;
 
-use common::{Kind, Rng, Strided, get_c64, indices};
+use contraction_support::{Kind, Rng, Strided, get_c64, indices};
 use strata_kernels::KernelContext;
 use strata_kernels::contraction::{ContractionAnalysisCache, PlanCache, dot_general, dot_general_into};
 use strata_tensor::config::DotGeneralConfig;
@@ -129,7 +129,7 @@ fn dot_general_matches_reference_on_random_configs() {
     let ctx = KernelContext::sequential();
     let domain = ContractionAnalysisCache::default();
     let naive = strata_provider::NaiveGemmProvider::new();
-    let unit = common::UnitStrideProvider::default();
+    let unit = contraction_support::UnitStrideProvider::default();
     for seed in 0..400u64 {
         let mut rng = Rng::new(seed);
         let case = draw_case(&mut rng);
@@ -221,7 +221,7 @@ fn dot_general_matches_reference_on_random_configs() {
 
 #[test]
 fn results_do_not_depend_on_the_thread_count() {
-    let exec = common::ThreadExecutor::new(4);
+    let exec = contraction_support::ThreadExecutor::new(4);
     let threaded = KernelContext::new(strata_kernels::Parallelism::new(&exec, 4));
     let inline = KernelContext::sequential();
     let mut rng = Rng::new(77);

@@ -2,9 +2,9 @@
 //! independent reference loop and against calling dot_general job by job, on one thread
 //! and on real worker threads; and its bad inputs.
 
-mod common;
+mod contraction_support;
 
-use common::{Kind, Rng, Strided, ThreadExecutor, get_c64, indices};
+use contraction_support::{Kind, Rng, Strided, ThreadExecutor, get_c64, indices};
 use strata_kernels::contraction::{dot_general, grouped_gemm};
 use strata_kernels::{KernelContext, Parallelism};
 use strata_tensor::config::{DotGeneralConfig, GroupedGemmConfig};

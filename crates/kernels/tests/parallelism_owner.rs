@@ -2,11 +2,11 @@
 //! gives the provider the whole budget; many batch items are forked over our workers with
 //! the provider told to use one thread; tiny work stays on the calling thread.
 
-mod common;
+mod contraction_support;
 
 use std::sync::atomic::Ordering;
 
-use common::{Kind, Rng, Strided, ThreadExecutor};
+use contraction_support::{Kind, Rng, Strided, ThreadExecutor};
 use strata_kernels::contraction::dot_general;
 use strata_kernels::{KernelContext, Parallelism};
 use strata_provider::NaiveGemmProvider;
