@@ -11,7 +11,9 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, Par};
 use strata_kernels::KernelContext;
-use strata_kernels::contraction::{ContractionAnalysisCache, ContractionCache, PlanCache, dot_general, dot_general_into};
+use strata_kernels::contraction::{
+    ContractionAnalysisCache, ContractionCache, PlanCache, dot_general, dot_general_into,
+};
 use strata_provider::FaerGemmProvider;
 use strata_tensor::config::DotGeneralConfig;
 use strata_tensor::{Tensor, c64};
@@ -51,8 +53,17 @@ fn gemm_1024(c: &mut Criterion) {
     });
     g.bench_function("strata_dot_general", |bch| {
         bch.iter(|| {
-            dot_general(&ctx, (&a).into(), (&b).into(), &DotGeneralConfig::matmul(), false, false, &FaerGemmProvider, Some(&cache))
-                .unwrap()
+            dot_general(
+                &ctx,
+                (&a).into(),
+                (&b).into(),
+                &DotGeneralConfig::matmul(),
+                false,
+                false,
+                &FaerGemmProvider,
+                Some(&cache),
+            )
+            .unwrap()
         })
     });
     let fa = Mat::<f64>::from_fn(n, n, |i, j| ((i * n + j) * 7919 % 1000) as f64 / 1000.0 - 0.5);
@@ -73,7 +84,9 @@ fn einsum_abcd_cdef(c: &mut Criterion) {
     let domain = ContractionAnalysisCache::default();
     let cache = PlanCache::Domain(&domain);
     g.bench_function("strata", |bch| {
-        bch.iter(|| dot_general(&ctx, (&a).into(), (&b).into(), &cfg, false, false, &FaerGemmProvider, Some(&cache)).unwrap())
+        bch.iter(|| {
+            dot_general(&ctx, (&a).into(), (&b).into(), &cfg, false, false, &FaerGemmProvider, Some(&cache)).unwrap()
+        })
     });
     g.finish();
 }
@@ -89,7 +102,8 @@ fn tensor_network_step(c: &mut Criterion) {
         let (l, r) = (filled(&[chi, 2, chi]), filled(&[chi, 2, chi]));
         g.bench_with_input(BenchmarkId::new("strata", chi), &chi, |bch, _| {
             bch.iter(|| {
-                dot_general(&ctx, (&l).into(), (&r).into(), &cfg, false, false, &FaerGemmProvider, Some(&cache)).unwrap()
+                dot_general(&ctx, (&l).into(), (&r).into(), &cfg, false, false, &FaerGemmProvider, Some(&cache))
+                    .unwrap()
             })
         });
         // The same product with faer on pre-shaped matrices: the floor for this step.
@@ -111,18 +125,22 @@ fn matmul_2x2_overhead(c: &mut Criterion) {
     let domain = ContractionAnalysisCache::default();
     let slots = ContractionCache::new(1);
     g.bench_function("no_cache", |bch| {
-        bch.iter(|| dot_general(&ctx, black_box(&a).into(), (&b).into(), &mm, false, false, &FaerGemmProvider, None).unwrap())
+        bch.iter(|| {
+            dot_general(&ctx, black_box(&a).into(), (&b).into(), &mm, false, false, &FaerGemmProvider, None).unwrap()
+        })
     });
     let cache = PlanCache::Domain(&domain);
     g.bench_function("domain_cache", |bch| {
         bch.iter(|| {
-            dot_general(&ctx, black_box(&a).into(), (&b).into(), &mm, false, false, &FaerGemmProvider, Some(&cache)).unwrap()
+            dot_general(&ctx, black_box(&a).into(), (&b).into(), &mm, false, false, &FaerGemmProvider, Some(&cache))
+                .unwrap()
         })
     });
     let slot = PlanCache::Slot { cache: &slots, slot: 0 };
     g.bench_function("caller_slot", |bch| {
         bch.iter(|| {
-            dot_general(&ctx, black_box(&a).into(), (&b).into(), &mm, false, false, &FaerGemmProvider, Some(&slot)).unwrap()
+            dot_general(&ctx, black_box(&a).into(), (&b).into(), &mm, false, false, &FaerGemmProvider, Some(&slot))
+                .unwrap()
         })
     });
     let mut out = Tensor::zeros(strata_tensor::DType::F64, &[2, 2]).unwrap();

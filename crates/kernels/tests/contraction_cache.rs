@@ -35,12 +35,14 @@ fn domain_cache_keys_on_geometry_not_offsets() {
     let big = mat(5, 6);
     let window = big.view().slice_axis(0, 1, 5, 1).unwrap();
     let ctx = KernelContext::sequential();
-    dot_general(&ctx, window.into(), (&b).into(), &DotGeneralConfig::matmul(), false, false, &FAER, Some(&cache)).unwrap();
+    dot_general(&ctx, window.into(), (&b).into(), &DotGeneralConfig::matmul(), false, false, &FAER, Some(&cache))
+        .unwrap();
     assert_eq!(counts(domain.stats()), (1, 2, 1, 0, 0));
     // Transposed strides or another config: new analyses.
     let at = mat(6, 4);
     let at_t = at.view().permute(&[1, 0]).unwrap();
-    dot_general(&ctx, at_t.into(), (&b).into(), &DotGeneralConfig::matmul(), false, false, &FAER, Some(&cache)).unwrap();
+    dot_general(&ctx, at_t.into(), (&b).into(), &DotGeneralConfig::matmul(), false, false, &FAER, Some(&cache))
+        .unwrap();
     let outer = DotGeneralConfig::default();
     dot_general(&ctx, (&a).into(), (&b).into(), &outer, false, false, &FAER, Some(&cache)).unwrap();
     assert_eq!(counts(domain.stats()), (3, 2, 3, 0, 0));

@@ -173,8 +173,8 @@ fn each_bad_input_is_refused_before_writing() {
         // The fresh-output form refuses the same operands the same way (destination
         // errors aside).
         if !c.name.starts_with("destination") && c.name != "complex alpha on real data" {
-            let e2 =
-                dot_general(&ctx, c.lhs.into(), c.rhs.into(), &c.config, false, false, &FAER, Some(&cache)).expect_err(c.name);
+            let e2 = dot_general(&ctx, c.lhs.into(), c.rhs.into(), &c.config, false, false, &FAER, Some(&cache))
+                .expect_err(c.name);
             assert_eq!(e2.kind(), c.kind, "{}", c.name);
         }
     }

@@ -8,8 +8,8 @@ mod contraction_support;
 use contraction_support::{Kind, Rng, Strided, get_c64, indices};
 use strata_kernels::KernelContext;
 use strata_kernels::contraction::{ContractionAnalysisCache, PlanCache, dot_general, dot_general_into};
-use strata_tensor::config::DotGeneralConfig;
 use strata_provider::GemmProvider;
+use strata_tensor::config::DotGeneralConfig;
 use strata_tensor::{TensorView, c64};
 
 static FAER: strata_provider::FaerGemmProvider = strata_provider::FaerGemmProvider;
@@ -231,8 +231,10 @@ fn results_do_not_depend_on_the_thread_count() {
             let lhs = Strided::random(&mut rng, kind, &[b, m, k], false);
             let rhs = Strided::random(&mut rng, kind, &[b, k, n], false);
             let cfg = DotGeneralConfig::new(vec![0], vec![0], vec![2], vec![1]);
-            let one = dot_general(&inline, lhs.view().into(), rhs.view().into(), &cfg, true, false, &FAER, None).unwrap();
-            let many = dot_general(&threaded, lhs.view().into(), rhs.view().into(), &cfg, true, false, &FAER, None).unwrap();
+            let one =
+                dot_general(&inline, lhs.view().into(), rhs.view().into(), &cfg, true, false, &FAER, None).unwrap();
+            let many =
+                dot_general(&threaded, lhs.view().into(), rhs.view().into(), &cfg, true, false, &FAER, None).unwrap();
             assert_eq!(format!("{one:?}"), format!("{many:?}"), "{kind:?} {b}x{m}x{k}x{n}");
         }
     }

@@ -5,14 +5,15 @@
 use std::sync::Mutex;
 
 use strata_provider::{BatchedGemm, GemmMatrix, GemmMatrixMut, GemmProvider};
-use strata_tensor::{Error, Layout, Result, TypedView};
+use strata_tensor::{Error, Layout, Result, TypedView, TypedViewMut};
 
 use super::disjoint::DisjointOut;
 use super::plan::{ContractionPlan, LHS, OUT, RHS, Route};
 use super::scalar::ContractScalar;
 use super::small::SmallGemm;
-use super::strided_copy;
+use crate::alloc::fill_output;
 use crate::context::KernelContext;
+use crate::structural;
 
 /// Below this many multiply-adds a whole contraction runs on the calling thread: forking
 /// costs more than it saves.
@@ -87,28 +88,31 @@ pub(crate) fn run_plan<T: ContractScalar>(
     let packed_lhs;
     let lhs = match &plan.pack_lhs {
         Some(perm) => {
-            packed_lhs = strided_copy::to_contiguous(&ops.lhs.clone().permute(perm)?);
-            (&packed_lhs[..], 0)
+            packed_lhs = structural::permute_to_vec(ctx, &ops.lhs, perm)?;
+            (packed_lhs.data(), 0)
         }
         None => (ops.lhs.buffer(), ops.lhs.offset()),
     };
     let packed_rhs;
     let rhs = match &plan.pack_rhs {
         Some(perm) => {
-            packed_rhs = strided_copy::to_contiguous(&ops.rhs.clone().permute(perm)?);
-            (&packed_rhs[..], 0)
+            packed_rhs = structural::permute_to_vec(ctx, &ops.rhs, perm)?;
+            (packed_rhs.data(), 0)
         }
         None => (ops.rhs.buffer(), ops.rhs.offset()),
     };
     let inputs = Inputs { lhs, rhs, provider };
     if plan.stage_out {
+        let shape = dest.layout.shape();
         let mut staged = if ops.beta == T::zero() {
-            vec![T::zero(); dest.layout.len()]
+            fill_output(ctx, "dot_general", shape, |buf| buf.fill(T::zero()))?
         } else {
-            strided_copy::to_contiguous(&TypedView::with_layout(&*dest.buf, dest.layout.clone())?)
+            structural::to_contiguous_typed(ctx, &TypedView::with_layout(&*dest.buf, dest.layout.clone())?)?
         };
-        compute(ctx, plan, ops, &inputs, &mut staged, 0)?;
-        strided_copy::copy_into(&staged, dest.buf, dest.layout);
+        compute(ctx, plan, ops, &inputs, staged.data_mut(), 0)?;
+        let l = dest.layout;
+        let mut dst = TypedViewMut::new(dest.buf, shape, l.strides(), l.offset())?;
+        structural::copy_view_to_view_mut(&staged.view(), &mut dst);
         Ok(())
     } else {
         let offset = dest.layout.offset();

@@ -34,7 +34,6 @@ mod grouped;
 mod plan;
 mod scalar;
 mod small;
-mod strided_copy;
 
 pub use blas1::{axpby_into, norm_squared, vdot};
 pub use cache::{ContractionAnalysisCache, ContractionCache, PlanCache};

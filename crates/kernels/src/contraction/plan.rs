@@ -242,7 +242,12 @@ pub(crate) fn analyze(cfg: &DotGeneralConfig, g: &Geometry<'_>, out_shape: Vec<u
 }
 
 /// The analysis, with `force[t]` packing (or staging) tensor `t` whatever its strides.
-fn analyze_forcing(cfg: &DotGeneralConfig, g: &Geometry<'_>, out_shape: Vec<usize>, force: [bool; 3]) -> ContractionPlan {
+fn analyze_forcing(
+    cfg: &DotGeneralConfig,
+    g: &Geometry<'_>,
+    out_shape: Vec<usize>,
+    force: [bool; 3],
+) -> ContractionPlan {
     let empty = out_shape.contains(&0);
     let mut groups = classify(cfg, g, g.out_strides);
     // The destination is the costliest operand to copy, so it fixes the order of the

@@ -281,9 +281,21 @@ impl UnitStrideProvider {
             row_major || col_major
         };
         let (m, n, k) = (job.m, job.n, job.k);
-        assert!(ok(m, k, job.a.row_stride, job.a.col_stride), "A without unit stride: {m}x{k} {:?}", (job.a.row_stride, job.a.col_stride));
-        assert!(ok(k, n, job.b.row_stride, job.b.col_stride), "B without unit stride: {k}x{n} {:?}", (job.b.row_stride, job.b.col_stride));
-        assert!(ok(m, n, job.c.row_stride, job.c.col_stride), "C without unit stride: {m}x{n} {:?}", (job.c.row_stride, job.c.col_stride));
+        assert!(
+            ok(m, k, job.a.row_stride, job.a.col_stride),
+            "A without unit stride: {m}x{k} {:?}",
+            (job.a.row_stride, job.a.col_stride)
+        );
+        assert!(
+            ok(k, n, job.b.row_stride, job.b.col_stride),
+            "B without unit stride: {k}x{n} {:?}",
+            (job.b.row_stride, job.b.col_stride)
+        );
+        assert!(
+            ok(m, n, job.c.row_stride, job.c.col_stride),
+            "C without unit stride: {m}x{n} {:?}",
+            (job.c.row_stride, job.c.col_stride)
+        );
         strata_provider::reference::gemm(job)
     }
 }
@@ -298,16 +310,32 @@ impl strata_provider::GemmProvider for UnitStrideProvider {
             needs_unit_stride: true,
         }
     }
-    fn gemm_f32(&self, job: &mut strata_provider::BatchedGemm<'_, f32>, _: usize) -> Result<(), strata_provider::GemmError> {
+    fn gemm_f32(
+        &self,
+        job: &mut strata_provider::BatchedGemm<'_, f32>,
+        _: usize,
+    ) -> Result<(), strata_provider::GemmError> {
         self.run(job)
     }
-    fn gemm_f64(&self, job: &mut strata_provider::BatchedGemm<'_, f64>, _: usize) -> Result<(), strata_provider::GemmError> {
+    fn gemm_f64(
+        &self,
+        job: &mut strata_provider::BatchedGemm<'_, f64>,
+        _: usize,
+    ) -> Result<(), strata_provider::GemmError> {
         self.run(job)
     }
-    fn gemm_c32(&self, job: &mut strata_provider::BatchedGemm<'_, c32>, _: usize) -> Result<(), strata_provider::GemmError> {
+    fn gemm_c32(
+        &self,
+        job: &mut strata_provider::BatchedGemm<'_, c32>,
+        _: usize,
+    ) -> Result<(), strata_provider::GemmError> {
         self.run(job)
     }
-    fn gemm_c64(&self, job: &mut strata_provider::BatchedGemm<'_, c64>, _: usize) -> Result<(), strata_provider::GemmError> {
+    fn gemm_c64(
+        &self,
+        job: &mut strata_provider::BatchedGemm<'_, c64>,
+        _: usize,
+    ) -> Result<(), strata_provider::GemmError> {
         self.run(job)
     }
 }
