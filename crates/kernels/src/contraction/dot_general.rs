@@ -109,6 +109,7 @@ fn plan_for(
 ///     .unwrap();
 /// assert_eq!(c.as_typed::<f64>().unwrap().data(), &[19.0, 22.0, 43.0, 50.0]);
 /// ```
+#[allow(clippy::too_many_arguments)]
 pub fn dot_general(
     ctx: &KernelContext<'_>,
     lhs: TensorRead<'_>,
