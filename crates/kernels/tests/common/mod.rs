@@ -2,6 +2,8 @@
 //! naive index helpers the references are written with.
 #![allow(dead_code)]
 
+pub mod reference;
+
 use rayon::prelude::*;
 use strata_engine::{AffinityClaim, CpuDomainExecutor, ExecutorCapabilities, ReentrancyBehaviour, ShutdownOwner};
 use strata_kernels::{KernelContext, Parallelism};
@@ -159,6 +161,14 @@ pub fn column_major_strides(shape: &[usize]) -> Vec<isize> {
 /// the extremes.
 pub trait TestValue: Scalar {
     fn test_value(i: usize) -> Self;
+    /// Values usable as exponents (small for integers, so references stay cheap).
+    fn exponent(i: usize) -> Self {
+        Self::test_value(i)
+    }
+    /// Values small enough that integer sums and products of a few dozen stay exact.
+    fn small(i: usize) -> Self {
+        Self::test_value(i)
+    }
     /// Widened to c64 for references.
     fn wide(self) -> c64;
 }
@@ -191,6 +201,12 @@ impl TestValue for f64 {
     }
 }
 impl TestValue for i32 {
+    fn small(i: usize) -> Self {
+        (mix(i) % 7) as i32 - 3
+    }
+    fn exponent(i: usize) -> Self {
+        (mix(i) % 11) as i32 - 3
+    }
     fn test_value(i: usize) -> Self {
         match mix(i) % 11 {
             0 => i32::MIN,
@@ -205,6 +221,12 @@ impl TestValue for i32 {
     }
 }
 impl TestValue for i64 {
+    fn small(i: usize) -> Self {
+        (mix(i) % 7) as i64 - 3
+    }
+    fn exponent(i: usize) -> Self {
+        (mix(i) % 11) as i64 - 3
+    }
     fn test_value(i: usize) -> Self {
         match mix(i) % 11 {
             0 => i64::MIN,
@@ -220,7 +242,7 @@ impl TestValue for i64 {
 }
 impl TestValue for bool {
     fn test_value(i: usize) -> Self {
-        mix(i) % 2 == 0
+        mix(i).is_multiple_of(2)
     }
     fn wide(self) -> c64 {
         c64::new(self as u8 as f64, 0.0)
@@ -245,3 +267,27 @@ impl TestValue for c64 {
 
 /// Shapes every op is exercised on: rank 0, empty, small matrices and a higher rank.
 pub const SHAPES: [&[usize]; 5] = [&[], &[0, 3], &[5], &[3, 4], &[2, 3, 4]];
+
+/// The elements of any tensor widened to c64, in row-major order.
+pub fn wide_data(t: &strata_tensor::Tensor) -> Vec<c64> {
+    strata_tensor::dispatch_dtype!(t.dtype(), U => t.as_typed::<U>().expect("dtype").data().iter().map(|&x| x.wide()).collect())
+}
+
+/// The elements of a view widened to c64, in row-major order (read the slow way).
+pub fn wide_view<T: TestValue>(v: &TypedView<'_, T>) -> Vec<T> {
+    indices(v.shape()).iter().map(|i| at(v, i)).collect()
+}
+
+/// Runs a generic test body once per dtype.
+#[macro_export]
+macro_rules! for_each_dtype {
+    ($f:ident) => {{
+        $f::<f32>();
+        $f::<f64>();
+        $f::<i32>();
+        $f::<i64>();
+        $f::<bool>();
+        $f::<strata_tensor::c32>();
+        $f::<strata_tensor::c64>();
+    }};
+}
