@@ -86,6 +86,15 @@ fn scaling(c: &mut Criterion) {
     });
     // The peers' design for reference: one global lock taken by every caller.
     let global = parking_lot::Mutex::new(0u64);
+    group.bench_function("1 thread, parking_lot Mutex", |b| {
+        b.iter_custom(|iters| {
+            timed_on_threads(1, iters, |_, n| {
+                for _ in 0..n {
+                    *global.lock() += 1;
+                }
+            })
+        })
+    });
     group.bench_function("2 threads, one shared parking_lot Mutex", |b| {
         b.iter_custom(|iters| {
             timed_on_threads(2, iters, |_, n| {

@@ -25,6 +25,29 @@
 //!   through the mutex-protected FIFO queue, and each waiter sleeps on its own condition
 //!   variable.
 //!
+//! ## Decisions where the specification left a choice
+//! - **Re-entrancy** is refused with a typed error, never granted nested: a nested grant
+//!   of overlapping CPUs would have to be treated as a no-op and would hide a budget bug.
+//!   The rule is per owner and per arbiter, whatever the CPUs: request the union once.
+//!   A thread that holds a permit for a token is also a holder itself (the permit cannot
+//!   leave the thread), so it cannot wait on its own permit under another identity.
+//! - **Permits are `!Send` and `!Sync`.** The thread's re-entrancy record is
+//!   thread-local, so a permit released elsewhere would corrupt it. Work spanning threads
+//!   uses an [`OwnerToken`] and keeps the permit with the parent.
+//! - **Timeouts:** [`WaitPolicy::Timeout`] with `Duration::ZERO` never waits and refuses
+//!   with [`AdmissionError::TimedOut`] (the same kind any timeout gives); `try_acquire`
+//!   refuses with [`AdmissionError::WouldBlock`]. A timeout too large for an `Instant`
+//!   waits indefinitely. A waiter granted at the instant its timeout expires keeps the
+//!   permit.
+//! - **Bad input:** a [`CpuSet`](strata_topology::CpuSet) cannot be empty, so there is no
+//!   empty request; ids above `CpuId::MAX` are refused with
+//!   [`AdmissionError::CpuIdTooLarge`] before any state is touched.
+//! - **Memory:** 8 KiB of chunk pointers per arbiter, plus 4 KiB for each block of 64 CPU
+//!   ids ever requested, kept until the arbiter is dropped (`global()` lives forever).
+//! - **Statistics** are per arbiter and read without stopping admission, so a snapshot
+//!   taken under load may mix moments; fast-path grants are counted on the granted
+//!   CPU's own cache line, never on a shared counter.
+//!
 //! ## What it does not do
 //! It does not pin threads or start any; it does not know the machine's topology (any
 //! CPU id up to [`CpuId::MAX`](strata_topology::CpuId::MAX) may be requested); it does not

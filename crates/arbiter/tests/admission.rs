@@ -42,8 +42,8 @@ fn overlapping_request_waits_for_release() {
             granted_tx.send(()).unwrap();
             drop(permit);
         });
+        wait_until(|| arbiter.stats().waiting == 1);
         expect_silence(&granted_rx, "overlapping request admitted while 1 is held");
-        assert_eq!(arbiter.stats().waiting, 1);
         drop(held);
         expect_msg(&granted_rx, "overlapping request after release");
     });
@@ -287,12 +287,12 @@ fn timeout_expires_and_leaving_the_queue_unblocks_younger_requests() {
     let (younger_tx, younger_rx) = channel();
     std::thread::scope(|s| {
         s.spawn(|| {
-            let older = arbiter.acquire_timeout(&cpus("0-1"), Duration::from_millis(150));
+            let older = arbiter.acquire_timeout(&cpus("0-1"), Duration::from_millis(500));
             assert_eq!(
                 older.map(drop),
                 Err(AdmissionError::TimedOut {
                     op: "ResourceArbiter::acquire_timeout",
-                    timeout: Duration::from_millis(150),
+                    timeout: Duration::from_millis(500),
                 })
             );
         });
@@ -402,4 +402,51 @@ fn wait_until(condition: impl Fn() -> bool) {
         );
         std::thread::sleep(Duration::from_millis(1));
     }
+}
+
+#[test]
+fn blocking_is_transitive_through_older_waiters() {
+    // Held: {0}. Then, in order: A wants {0,1}, B {1,2}, C {3}, D {2}.
+    // C overlaps nobody: admitted at once. A waits for 0; B waits behind A (on 1); D waits
+    // behind B (on 2) although CPU 2 is free. Releases then hand on A -> B -> D.
+    let arbiter = ResourceArbiter::new();
+    let held = arbiter.acquire(&cpus("0")).unwrap();
+    let (granted_tx, granted_rx) = channel();
+    let mut release = Vec::new();
+    std::thread::scope(|s| {
+        for (name, list) in [("A", "0-1"), ("B", "1-2"), ("C", "3"), ("D", "2")] {
+            let (release_tx, release_rx) = channel::<()>();
+            release.push(release_tx);
+            let (arbiter, granted_tx) = (&arbiter, granted_tx.clone());
+            let waiting_before = arbiter.stats().waiting;
+            s.spawn(move || {
+                let permit = arbiter.acquire_timeout(&cpus(list), PATIENCE).unwrap();
+                granted_tx.send(name).unwrap();
+                expect_msg(&release_rx, "release order");
+                drop(permit);
+            });
+            // Enqueue strictly one after another (C is admitted without queueing).
+            if name == "C" {
+                assert_eq!(expect_msg(&granted_rx, "C"), "C");
+            } else {
+                wait_until(|| arbiter.stats().waiting == waiting_before + 1);
+            }
+        }
+        expect_silence(&granted_rx, "a waiter overtook the FIFO order");
+        drop(held);
+        assert_eq!(expect_msg(&granted_rx, "after {0} released"), "A");
+        expect_silence(&granted_rx, "B or D admitted while A holds 1");
+        release[0].send(()).unwrap();
+        assert_eq!(expect_msg(&granted_rx, "after A released"), "B");
+        expect_silence(&granted_rx, "D admitted while B holds 2");
+        release[1].send(()).unwrap();
+        assert_eq!(expect_msg(&granted_rx, "after B released"), "D");
+        release[2].send(()).unwrap();
+        release[3].send(()).unwrap();
+    });
+    let stats = arbiter.stats();
+    assert_eq!(
+        (stats.grants, stats.immediate_grants, stats.waits),
+        (5, 2, 3)
+    );
 }

@@ -119,7 +119,7 @@ fn stress(cpus: u32) {
         for thread in 0..THREADS {
             let (arbiter, checker, granted, timed_out) = (&arbiter, &checker, &granted, &timed_out);
             s.spawn(move || {
-                let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (thread as u64 + 1) * 0x1234_5678);
+                let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ ((thread as u64 + 1) * 0x1234_5678));
                 for _ in 0..ROUNDS {
                     let request = random_request(&mut rng, cpus);
                     let outcome = match rng.below(5) {
