@@ -3,7 +3,8 @@
 //! [`CpuBackend`] is what users hold: a cheap clone handle onto CPU domains (pinned pools
 //! strata manages, or executors the caller owns), a GEMM provider bundle, per-domain
 //! buffer pools and plan caches. It implements the op traits of strata-tensor
-//! ([`StructuralOps`], [`ContractionOps`], [`IndexingOps`], [`BufferOps`]) and
+//! ([`ElementwiseOps`], [`AnalyticOps`], [`StructuralOps`], [`ReductionOps`],
+//! [`ContractionOps`], [`IndexingOps`], [`BufferOps`]) and
 //! re-exports what a program needs, so a quickstart depends on this crate alone
 //! (`use strata_backend::prelude::*`).
 //!
@@ -61,18 +62,21 @@ pub use strata_kernels::lru::CacheLimits;
 pub use strata_pool::PoolStats;
 pub use strata_provider::{CpuProviderBundle, ProviderKind};
 pub use strata_tensor::{
-    BufferOps, CacheStats, ContractionOps, DType, Error, ErrorKind, IndexingOps, Result, StructuralOps, Tensor,
-    TensorRead, TensorView, TensorViewMut, TensorWrite, TypedTensor, TypedView, TypedViewMut, c32, c64, config,
+    AnalyticOps, BufferOps, CacheStats, ContractionOps, DType, ElementwiseOps, Error, ErrorKind, IndexingOps,
+    ReductionOps, Result, StructuralOps, Tensor, TensorRead, TensorView, TensorViewMut, TensorWrite, TypedTensor,
+    TypedView, TypedViewMut, c32, c64, config,
 };
 pub use strata_topology::{CpuSet, CpuTopology, NumaNodeId};
 
 /// Everything a typical program needs: `use strata_backend::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        BufferOps, ContractionOps, CpuBackend, CpuBackendError, CpuPlacement, DType, Error, ErrorKind, ExecutionInfo,
-        IndexingOps, NumaNodeId, ProviderKind, StructuralOps, Tensor, TensorRead, TensorWrite, TypedTensor, c32, c64,
+        AnalyticOps, BufferOps, ContractionOps, CpuBackend, CpuBackendError, CpuPlacement, DType, ElementwiseOps,
+        Error, ErrorKind, ExecutionInfo, IndexingOps, NumaNodeId, ProviderKind, ReductionOps, StructuralOps, Tensor,
+        TensorRead, TensorWrite, TypedTensor, c32, c64,
     };
     pub use strata_tensor::config::{
-        DotGeneralConfig, GatherConfig, GroupedGemmConfig, PadConfig, ScatterCombiner, ScatterConfig, SliceConfig,
+        BinaryOp, CompareDir, DotGeneralConfig, GatherConfig, GroupedGemmConfig, PadConfig, ReduceOp, ScatterCombiner,
+        ScatterConfig, SliceConfig, UnaryOp,
     };
 }

@@ -3,10 +3,14 @@
 //! rule), call one kernel function with the context and the domain's caches.
 
 use strata_kernels::contraction::{self, PlanCache};
-use strata_kernels::{indexing, structural};
-use strata_tensor::config::{DotGeneralConfig, GatherConfig, GroupedGemmConfig, PadConfig, ScatterConfig, SliceConfig};
+use strata_kernels::{elementwise, indexing, reduction, structural};
+use strata_tensor::config::{
+    BinaryOp, CompareDir, DotGeneralConfig, GatherConfig, GroupedGemmConfig, PadConfig, ReduceOp, ScatterConfig,
+    SliceConfig, UnaryOp,
+};
 use strata_tensor::{
-    BufferOps, ContractionOps, IndexingOps, Result, StructuralOps, Tensor, TensorRead, TensorWrite, c64,
+    AnalyticOps, BufferOps, ContractionOps, DType, ElementwiseOps, IndexingOps, ReductionOps, Result, StructuralOps,
+    Tensor, TensorRead, TensorWrite, c64,
 };
 
 use crate::backend::CpuBackend;
@@ -20,7 +24,98 @@ fn total(xs: &[TensorRead<'_>]) -> usize {
 /// `fn run<R>(&self, op, work, impl FnOnce(&KernelContext, &Inner) -> Result<R>) -> Result<R>`.
 macro_rules! impl_op_traits {
     ($ty:ty) => {
+        impl ElementwiseOps for $ty {
+            fn binary(&self, op: BinaryOp, a: TensorRead<'_>, b: TensorRead<'_>) -> Result<Tensor> {
+                self.run(op.name(), a.len(), |ctx, _| elementwise::binary(ctx, op, a, b))
+            }
+
+            fn binary_into(
+                &self,
+                op: BinaryOp,
+                a: TensorRead<'_>,
+                b: TensorRead<'_>,
+                out: TensorWrite<'_>,
+            ) -> Result<()> {
+                self.run(op.name(), a.len(), |ctx, _| elementwise::binary_into(ctx, op, a, b, out))
+            }
+
+            fn unary(&self, op: UnaryOp, x: TensorRead<'_>) -> Result<Tensor> {
+                self.run(op.name(), x.len(), |ctx, _| elementwise::unary(ctx, op, x))
+            }
+
+            fn unary_into(&self, op: UnaryOp, x: TensorRead<'_>, out: TensorWrite<'_>) -> Result<()> {
+                self.run(op.name(), x.len(), |ctx, _| elementwise::unary_into(ctx, op, x, out))
+            }
+
+            fn compare(&self, dir: CompareDir, a: TensorRead<'_>, b: TensorRead<'_>) -> Result<Tensor> {
+                self.run("compare", a.len(), |ctx, _| elementwise::compare(ctx, dir, a, b))
+            }
+
+            fn compare_into(
+                &self,
+                dir: CompareDir,
+                a: TensorRead<'_>,
+                b: TensorRead<'_>,
+                out: TensorWrite<'_>,
+            ) -> Result<()> {
+                self.run("compare", a.len(), |ctx, _| elementwise::compare_into(ctx, dir, a, b, out))
+            }
+
+            fn select(
+                &self,
+                pred: TensorRead<'_>,
+                on_true: TensorRead<'_>,
+                on_false: TensorRead<'_>,
+            ) -> Result<Tensor> {
+                self.run("select", pred.len(), |ctx, _| elementwise::select(ctx, pred, on_true, on_false))
+            }
+
+            fn select_into(
+                &self,
+                pred: TensorRead<'_>,
+                on_true: TensorRead<'_>,
+                on_false: TensorRead<'_>,
+                out: TensorWrite<'_>,
+            ) -> Result<()> {
+                self.run("select", pred.len(), |ctx, _| elementwise::select_into(ctx, pred, on_true, on_false, out))
+            }
+
+            fn clamp(&self, lo: TensorRead<'_>, x: TensorRead<'_>, hi: TensorRead<'_>) -> Result<Tensor> {
+                self.run("clamp", x.len(), |ctx, _| elementwise::clamp(ctx, lo, x, hi))
+            }
+
+            fn clamp_into(
+                &self,
+                lo: TensorRead<'_>,
+                x: TensorRead<'_>,
+                hi: TensorRead<'_>,
+                out: TensorWrite<'_>,
+            ) -> Result<()> {
+                self.run("clamp", x.len(), |ctx, _| elementwise::clamp_into(ctx, lo, x, hi, out))
+            }
+        }
+
+        impl AnalyticOps for $ty {}
+
+        impl ReductionOps for $ty {
+            fn reduce(&self, op: ReduceOp, x: TensorRead<'_>, axes: &[usize]) -> Result<Tensor> {
+                self.run(op.name(), x.len(), |ctx, _| reduction::reduce(ctx, op, x, axes))
+            }
+
+            fn reduce_into(&self, op: ReduceOp, x: TensorRead<'_>, axes: &[usize], out: TensorWrite<'_>) -> Result<()> {
+                self.run(op.name(), x.len(), |ctx, _| reduction::reduce_into(ctx, op, x, axes, out))
+            }
+        }
+
         impl StructuralOps for $ty {
+            fn cast(&self, x: TensorRead<'_>, dtype: DType) -> Result<Tensor> {
+                self.run("cast", x.len(), |ctx, _| structural::cast(ctx, x, dtype))
+            }
+
+            fn cast_into(&self, x: TensorRead<'_>, out: TensorWrite<'_>) -> Result<()> {
+                self.run("cast", x.len(), |ctx, _| structural::cast_into(ctx, x, out))
+            }
+
             fn transpose(&self, x: TensorRead<'_>, perm: &[usize]) -> Result<Tensor> {
                 self.run("transpose", x.len(), |ctx, _| structural::transpose(ctx, x, perm))
             }
