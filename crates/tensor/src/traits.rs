@@ -37,8 +37,7 @@ pub trait ElementwiseOps {
     /// `a <dir> b` elementwise, giving Bool.
     fn compare(&self, dir: CompareDir, a: TensorRead<'_>, b: TensorRead<'_>) -> Result<Tensor>;
     /// `out = a <dir> b` (a Bool output).
-    fn compare_into(&self, dir: CompareDir, a: TensorRead<'_>, b: TensorRead<'_>, out: TensorWrite<'_>)
-    -> Result<()>;
+    fn compare_into(&self, dir: CompareDir, a: TensorRead<'_>, b: TensorRead<'_>, out: TensorWrite<'_>) -> Result<()>;
     /// `pred ? on_true : on_false` elementwise (`pred` is Bool).
     fn select(&self, pred: TensorRead<'_>, on_true: TensorRead<'_>, on_false: TensorRead<'_>) -> Result<Tensor>;
     /// `out = pred ? on_true : on_false`.
