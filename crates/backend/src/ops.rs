@@ -140,7 +140,8 @@ macro_rules! impl_op_traits {
             ) -> Result<Tensor> {
                 self.run("dot_general", lhs.len() + rhs.len(), |ctx, res| {
                     let cache = PlanCache::Domain(res.contraction_cache());
-                    contraction::dot_general(ctx, lhs, rhs, config, conj_lhs, conj_rhs, Some(&cache))
+                    let provider = res.provider(lhs.dtype());
+                    contraction::dot_general(ctx, lhs, rhs, config, conj_lhs, conj_rhs, provider, Some(&cache))
                 })
             }
 
@@ -157,6 +158,7 @@ macro_rules! impl_op_traits {
             ) -> Result<()> {
                 self.run("dot_general_into", lhs.len() + rhs.len() + out.len(), |ctx, res| {
                     let cache = PlanCache::Domain(res.contraction_cache());
+                    let provider = res.provider(lhs.dtype());
                     contraction::dot_general_into(
                         ctx,
                         lhs,
@@ -167,6 +169,7 @@ macro_rules! impl_op_traits {
                         alpha,
                         beta,
                         out,
+                        provider,
                         Some(&cache),
                     )
                 })
@@ -178,8 +181,9 @@ macro_rules! impl_op_traits {
                 rhs: &[TensorRead<'_>],
                 config: &GroupedGemmConfig,
             ) -> Result<Vec<Tensor>> {
-                self.run("grouped_gemm", total(lhs) + total(rhs), |ctx, _| {
-                    contraction::grouped_gemm(ctx, lhs, rhs, config)
+                self.run("grouped_gemm", total(lhs) + total(rhs), |ctx, res| {
+                    let dtype = lhs.first().map_or(DType::F64, |t| t.dtype());
+                    contraction::grouped_gemm(ctx, lhs, rhs, config, res.provider(dtype))
                 })
             }
 
