@@ -3,14 +3,14 @@
 //! rule), call one kernel function with the context and the domain's caches.
 
 use strata_kernels::contraction::{self, PlanCache};
-use strata_kernels::{elementwise, indexing, reduction, structural};
+use strata_kernels::{elementwise, fusion, indexing, reduction, structural};
 use strata_tensor::config::{
-    BinaryOp, CompareDir, DotGeneralConfig, GatherConfig, GroupedGemmConfig, PadConfig, ReduceOp, ScatterConfig,
-    SliceConfig, UnaryOp,
+    BinaryOp, CompareDir, DotGeneralConfig, ElementwiseFusionPlan, GatherConfig, GroupedGemmConfig, PadConfig,
+    ReduceOp, ScatterConfig, SliceConfig, UnaryOp,
 };
 use strata_tensor::{
-    AnalyticOps, BufferOps, ContractionOps, DType, ElementwiseOps, IndexingOps, ReductionOps, Result, StructuralOps,
-    Tensor, TensorRead, TensorWrite, c64,
+    AnalyticOps, BufferOps, ContractionOps, DType, ElementwiseOps, FusionOps, IndexingOps, ReductionOps, Result,
+    StructuralOps, Tensor, TensorRead, TensorWrite, c64,
 };
 
 use crate::backend::CpuBackend;
@@ -114,6 +114,32 @@ macro_rules! impl_op_traits {
 
             fn cast_into(&self, x: TensorRead<'_>, out: TensorWrite<'_>) -> Result<()> {
                 self.run("cast", x.len(), |ctx, _| structural::cast_into(ctx, x, out))
+            }
+
+            fn reshape(&self, x: TensorRead<'_>, shape: &[usize]) -> Result<Tensor> {
+                self.run("reshape", x.len(), |ctx, _| structural::reshape(ctx, x, shape))
+            }
+
+            fn broadcast_in_dim(&self, x: TensorRead<'_>, out_shape: &[usize], dims: &[usize]) -> Result<Tensor> {
+                self.run("broadcast_in_dim", out_shape.iter().product(), |ctx, _| {
+                    structural::broadcast_in_dim(ctx, x, out_shape, dims)
+                })
+            }
+
+            fn extract_diagonal(&self, x: TensorRead<'_>, a: usize, b: usize) -> Result<Tensor> {
+                self.run("extract_diagonal", x.len(), |ctx, _| structural::extract_diagonal(ctx, x, a, b))
+            }
+
+            fn embed_diagonal(&self, x: TensorRead<'_>, a: usize, b: usize) -> Result<Tensor> {
+                self.run("embed_diagonal", x.len(), |ctx, _| structural::embed_diagonal(ctx, x, a, b))
+            }
+
+            fn tril(&self, x: TensorRead<'_>, k: isize) -> Result<Tensor> {
+                self.run("tril", x.len(), |ctx, _| structural::tril(ctx, x, k))
+            }
+
+            fn triu(&self, x: TensorRead<'_>, k: isize) -> Result<Tensor> {
+                self.run("triu", x.len(), |ctx, _| structural::triu(ctx, x, k))
             }
 
             fn transpose(&self, x: TensorRead<'_>, perm: &[usize]) -> Result<Tensor> {
@@ -262,6 +288,25 @@ macro_rules! impl_op_traits {
 
             fn reverse(&self, operand: TensorRead<'_>, axes: &[usize]) -> Result<Tensor> {
                 self.run("reverse", operand.len(), |ctx, _| indexing::reverse(ctx, &operand, axes))
+            }
+        }
+
+        impl FusionOps for $ty {
+            fn execute_fusion(&self, plan: &ElementwiseFusionPlan, inputs: &[TensorRead<'_>]) -> Result<Vec<Tensor>> {
+                self.run("execute_fusion", total(inputs), |ctx, _| fusion::execute(ctx, plan, inputs))
+            }
+
+            fn broadcast_multiply(
+                &self,
+                a: TensorRead<'_>,
+                a_dims: &[usize],
+                b: TensorRead<'_>,
+                b_dims: &[usize],
+                out_shape: &[usize],
+            ) -> Result<Tensor> {
+                self.run("broadcast_multiply", out_shape.iter().product(), |ctx, _| {
+                    fusion::broadcast_multiply(ctx, a, a_dims, b, b_dims, out_shape)
+                })
             }
         }
 

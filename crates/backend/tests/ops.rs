@@ -342,6 +342,9 @@ fn op_traits_are_object_safe() {
     let ct: &dyn ContractionOps = &b;
     let ix: &dyn IndexingOps = &b;
     let bf: &dyn BufferOps = &b;
+    let fu: &dyn FusionOps = &b;
+    let outer = fu.broadcast_multiply((&t).into(), &[0], (&t).into(), &[1], &[2, 2]).unwrap();
+    assert_eq!(f64s(&outer), vec![1.0, 2.0, 2.0, 4.0]);
     assert_eq!(f64s(&ew.add((&t).into(), (&t).into()).unwrap()), vec![2.0, 4.0]);
     assert_eq!(f64s(&an.sqrt((&tensor(vec![4.0], &[1])).into()).unwrap()), vec![2.0]);
     assert_eq!(f64s(&st.to_contiguous((&t).into()).unwrap()), vec![1.0, 2.0]);
@@ -367,4 +370,49 @@ fn bad_elementwise_inputs_are_typed_errors() {
     assert_eq!(b.add((&a).into(), (&i).into()).unwrap_err().kind(), ErrorKind::DTypeMismatch);
     let z = Tensor::from(TypedTensor::from_vec(vec![c64::new(1.0, 0.0)], &[1]).unwrap());
     assert_eq!(b.compare(CompareDir::Lt, (&z).into(), (&z).into()).unwrap_err().kind(), ErrorKind::Unsupported);
+}
+
+#[test]
+fn remaining_structural_ops_and_fusion() {
+    let b = backend();
+    let x: Vec<f64> = (0..6).map(f64::from).collect();
+    let t = tensor(x.clone(), &[2, 3]);
+    let r = b.reshape((&t).into(), &[3, 2]).unwrap();
+    assert_eq!((r.shape(), f64s(&r)), (&[3usize, 2][..], x.clone()));
+    // Reshape of a transposed view reads it in row-major order.
+    let rt = b.reshape(t.view().permute(&[1, 0]).unwrap().into(), &[6]).unwrap();
+    assert_eq!(f64s(&rt), vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
+    assert_eq!(b.reshape((&t).into(), &[4]).unwrap_err().kind(), ErrorKind::ShapeMismatch);
+    let row = tensor(vec![1.0, 2.0, 3.0], &[3]);
+    let bc = b.broadcast_in_dim((&row).into(), &[2, 3], &[1]).unwrap();
+    assert_eq!(f64s(&bc), vec![1.0, 2.0, 3.0, 1.0, 2.0, 3.0]);
+    let sq = tensor((0..9).map(f64::from).collect(), &[3, 3]);
+    let d = b.extract_diagonal((&sq).into(), 0, 1).unwrap();
+    assert_eq!(f64s(&d), vec![0.0, 4.0, 8.0]);
+    let e = b.embed_diagonal((&d).into(), 0, 1).unwrap();
+    let want_e: Vec<f64> = (0..9).map(|i| if i % 4 == 0 { i as f64 } else { 0.0 }).collect();
+    assert_eq!(f64s(&e), want_e);
+    let lower = b.tril((&sq).into(), 0).unwrap();
+    let upper = b.triu((&sq).into(), 1).unwrap();
+    for i in 0..3 {
+        for j in 0..3 {
+            let v = (i * 3 + j) as f64;
+            assert_eq!(f64s(&lower)[i * 3 + j], if j <= i { v } else { 0.0 });
+            assert_eq!(f64s(&upper)[i * 3 + j], if j > i { v } else { 0.0 });
+        }
+    }
+
+    // (a + b) * a in one pass.
+    let mut plan = ElementwiseFusionPlan::default();
+    let a = plan.push(FusionInstr::Input(0));
+    let c = plan.push(FusionInstr::Input(1));
+    let s = plan.push(FusionInstr::Binary(BinaryOp::Add, a, c));
+    let p = plan.push(FusionInstr::Binary(BinaryOp::Mul, s, a));
+    plan.add_output(p);
+    let other = tensor(vec![1.0; 6], &[2, 3]);
+    let out = b.execute_fusion(&plan, &[(&t).into(), (&other).into()]).unwrap();
+    assert_eq!(f64s(&out[0]), x.iter().map(|v| (v + 1.0) * v).collect::<Vec<_>>());
+    let col = tensor(vec![1.0, 2.0], &[2]);
+    let outer = b.broadcast_multiply((&col).into(), &[0], (&row).into(), &[1], &[2, 3]).unwrap();
+    assert_eq!(f64s(&outer), vec![1.0, 2.0, 3.0, 2.0, 4.0, 6.0]);
 }
