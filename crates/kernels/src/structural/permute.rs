@@ -59,11 +59,10 @@ fn copy_run<T: Copy>(dst: &mut [T], buf: &[T], off: isize, stride: isize) {
     }
 }
 
-/// Side of a square tile: two tiles (source and destination) of about 2 KiB each, small
-/// enough that power-of-two strides (which map a tile's columns to one cache set) do not
-/// thrash L1.
+/// Side of a square tile: source and destination tiles of 8 KiB each, which stay in L1
+/// (measured on this machine: 16 and 8 were slower for the 64 MiB [3,2,1,0] case).
 fn tile_side<T>() -> usize {
-    if std::mem::size_of::<T>() > 8 { 8 } else { 16 }
+    if std::mem::size_of::<T>() > 8 { 16 } else { 32 }
 }
 
 /// Sequential blocked permutation of the strided source (`dims`, `strides`, `offset`
@@ -77,7 +76,11 @@ fn blocked_permute<T: Copy>(buf: &[T], dims: &[usize], strides: &[isize], offset
     for k in (0..q).rev() {
         out_strides[k] = out_strides[k + 1] * dims[k + 1];
     }
-    let outer: Vec<usize> = (0..q).filter(|&k| k != p).collect();
+    // The remaining axes, walked with the smallest source stride innermost: consecutive
+    // tiles then continue reading the pages the previous tile read (the writes are
+    // already grouped by the tile's output rows).
+    let mut outer: Vec<usize> = (0..q).filter(|&k| k != p).collect();
+    outer.sort_by_key(|&k| std::cmp::Reverse(strides[k].unsigned_abs()));
     let outer_count: usize = outer.iter().map(|&k| dims[k]).product();
     let tile = tile_side::<T>();
     let (np, nq) = (dims[p], dims[q]);
@@ -99,7 +102,7 @@ fn blocked_permute<T: Copy>(buf: &[T], dims: &[usize], strides: &[isize], offset
                 }
             }
         }
-        // Advance the outer odometer in output order.
+        // Advance the outer odometer.
         for (slot, &k) in idx.iter_mut().zip(&outer).rev() {
             *slot += 1;
             ob += out_strides[k];
