@@ -72,6 +72,18 @@ fn bench_gather(c: &mut Criterion) {
             black_box(out)
         })
     });
+    // The same copies into a zero-filled buffer, as `fill_output` hands out today: isolates
+    // the cost of zeroing the output from the cost of the gather itself.
+    group.bench_function("hand_loop_zeroed_output", |b| {
+        b.iter(|| {
+            let mut out = vec![0.0f32; LOOKUPS * WIDTH];
+            for (chunk, &r) in out.chunks_exact_mut(WIDTH).zip(&idx) {
+                let r = r.clamp(0, ROWS as i32 - 1) as usize;
+                chunk.copy_from_slice(&table_data[r * WIDTH..(r + 1) * WIDTH]);
+            }
+            black_box(out)
+        })
+    });
     group.bench_function("strata_sequential", |b| {
         let ctx = KernelContext::sequential();
         b.iter(|| black_box(gather(&ctx, &(&table).into(), &(&indices).into(), &config, Some(&cache)).unwrap()))

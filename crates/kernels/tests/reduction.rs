@@ -190,3 +190,38 @@ fn bad_axes_and_dtypes_are_rejected_before_writing() {
     reduction::reduce_into(&ctx(1), ReduceOp::Sum, (&x).into(), &[0], dst.into()).unwrap();
     assert_eq!(col, vec![2.0; 3]);
 }
+
+fn random_case() -> impl proptest::strategy::Strategy<Value = (Vec<usize>, Vec<usize>, Vec<bool>, Vec<bool>, usize)> {
+    use proptest::prelude::*;
+    (0usize..=6).prop_flat_map(|rank| {
+        (
+            proptest::collection::vec(0usize..5, rank),
+            Just((0..rank).collect::<Vec<_>>()).prop_shuffle(),
+            proptest::collection::vec(any::<bool>(), rank),
+            proptest::collection::vec(any::<bool>(), rank),
+            1usize..=7,
+        )
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(100))]
+    #[test]
+    fn random_layouts_and_axes_match_naive((shape, perm, reversed, reduced, budget) in random_case()) {
+        let base = TypedTensor::from_fn(&shape, |i| i.iter().fold(0.25, |a, &x| a * 1.5 + x as f64 - 1.0)).unwrap();
+        let mut v = base.view().permute(&perm).unwrap();
+        for (axis, &r) in reversed.iter().enumerate() {
+            if r { v = v.reverse_axis(axis).unwrap(); }
+        }
+        let axes: Vec<usize> = (0..shape.len()).filter(|&k| reduced[k]).collect();
+        let x = Operand { buf: base.data().to_vec(), shape: v.shape().to_vec(), strides: v.strides().to_vec(), offset: v.offset() };
+        for op in [ReduceOp::Sum, ReduceOp::Max, ReduceOp::Prod] {
+            let got = wide_data(&reduction::reduce(&ctx(budget), op, v.clone().into(), &axes).unwrap());
+            let expect = naive(op, &x, &axes);
+            proptest::prop_assert_eq!(got.len(), expect.len());
+            for (g, e) in got.iter().zip(&expect) {
+                proptest::prop_assert!(close_c64(*g, *e, 1e-9), "{:?} axes {:?}: {} vs {}", op, axes, g, e);
+            }
+        }
+    }
+}

@@ -36,7 +36,14 @@ pub(crate) fn copy_view_to_slice<T: Scalar>(par: Parallelism<'_>, src: &TypedVie
     let strides: Vec<isize> = plan.strides().iter().map(|s| s[0]).collect();
     let row: usize = dims[1..].iter().product();
     let offset = plan.offsets()[0];
-    par_chunks_mut(par, out, GRAIN, row, |start, chunk| {
+    // When the outermost output axis is the source's contiguous one, a piece must keep a
+    // whole tile of it, or every read shrinks to a few elements. (With fewer rows than a
+    // tile the permutation then runs on one worker: splitting along other axes would need
+    // writes into interleaved, non-slice regions of the output.)
+    let q = dims.len() - 1;
+    let p = (0..q).min_by_key(|&k| strides[k].unsigned_abs()).unwrap_or(0);
+    let align = if p == 0 { row * tile_side::<T>().min(dims[0]) } else { row };
+    par_chunks_mut(par, out, GRAIN, align, |start, chunk| {
         let first = start / row;
         let mut piece_dims = dims.to_vec();
         piece_dims[0] = chunk.len() / row;
