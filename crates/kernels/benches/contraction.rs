@@ -171,5 +171,43 @@ fn matmul_2x2_overhead(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, matmul_2x2_overhead, tensor_network_step, einsum_abcd_cdef, gemm_1024);
+/// One large job plus many tiny ones on a 2-thread domain: grouped against a loop of
+/// single calls (each of which picks its own parallelism owner).
+fn grouped_vs_one_by_one(c: &mut Criterion) {
+    let mut g = c.benchmark_group("grouped_1x384_plus_200x8_f64_2threads");
+    g.sample_size(10);
+    let pool = std::sync::Arc::new(rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap());
+    let exec = strata_engine::RayonCpuDomainExecutor::new(pool.clone());
+    let ctx = KernelContext::new(strata_kernels::Parallelism::new(&exec, 2));
+    let mut lhs = vec![filled(&[384, 384])];
+    let mut rhs = vec![filled(&[384, 384])];
+    for _ in 0..200 {
+        lhs.push(filled(&[8, 8]));
+        rhs.push(filled(&[8, 8]));
+    }
+    let lr: Vec<_> = lhs.iter().map(Into::into).collect();
+    let rr: Vec<_> = rhs.iter().map(Into::into).collect();
+    let cfg = strata_tensor::config::GroupedGemmConfig::default();
+    g.bench_function("grouped", |bch| {
+        bch.iter(|| {
+            pool.install(|| strata_kernels::contraction::grouped_gemm(&ctx, &lr, &rr, &cfg, &FaerGemmProvider).unwrap())
+        })
+    });
+    let mm = DotGeneralConfig::matmul();
+    g.bench_function("one_by_one", |bch| {
+        bch.iter(|| {
+            pool.install(|| {
+                lr.iter()
+                    .zip(&rr)
+                    .map(|(l, r)| {
+                        dot_general(&ctx, l.clone(), r.clone(), &mm, false, false, &FaerGemmProvider, None).unwrap()
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, matmul_2x2_overhead, grouped_vs_one_by_one, tensor_network_step, einsum_abcd_cdef, gemm_1024);
 criterion_main!(benches);
