@@ -27,7 +27,7 @@ use strata_tensor::{DType, Error, Result, Tensor, TensorRead, TensorWrite, Typed
 
 use crate::alloc::fill_output;
 use crate::context::KernelContext;
-use crate::strided::{for_each_block, gather};
+use crate::strided::{GRAIN, for_each_block, gather};
 use crate::structural::write_into;
 
 /// Any elementwise op, for the generic entry [`elementwise_into`].
@@ -49,6 +49,12 @@ pub enum ElementwiseOp {
 pub fn binary(ctx: &KernelContext<'_>, op: BinaryOp, a: TensorRead<'_>, b: TensorRead<'_>) -> Result<Tensor> {
     op.validate(a.dtype(), a.shape(), b.dtype(), b.shape())?;
     dispatch_dtype!(a.dtype(), T => {
+        // Small compact operands skip the strided planner: one slice loop, no views.
+        if let (Some(x), Some(y)) = (a.contiguous::<T>(), b.contiguous::<T>())
+            && x.len() < GRAIN
+        {
+            return fill_output::<T>(ctx, op.name(), a.shape(), |out| slices::binary(op, x, y, out)).map(Tensor::from);
+        }
         let (a, b) = (a.typed_view::<T>()?, b.typed_view::<T>()?);
         fill_output::<T>(ctx, op.name(), a.shape(), |out| binary_typed(ctx, op, &a, &b, out)).map(Tensor::from)
     })
@@ -89,6 +95,12 @@ fn binary_typed<T: ElementwiseScalar>(
 pub fn unary(ctx: &KernelContext<'_>, op: UnaryOp, x: TensorRead<'_>) -> Result<Tensor> {
     let out_dtype = op.validate(x.dtype())?;
     dispatch_dtype!(x.dtype(), T => {
+        if out_dtype == x.dtype()
+            && let Some(src) = x.contiguous::<T>()
+            && src.len() < GRAIN
+        {
+            return fill_output::<T>(ctx, op.name(), x.shape(), |out| slices::unary_same(op, src, out)).map(Tensor::from);
+        }
         let v = x.typed_view::<T>()?;
         if out_dtype == x.dtype() {
             fill_output::<T>(ctx, op.name(), v.shape(), |out| unary_typed(ctx, op, &v, out)).map(Tensor::from)

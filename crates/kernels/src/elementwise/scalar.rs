@@ -344,8 +344,11 @@ macro_rules! impl_complex {
             #[inline(always)]
             fn div(a: Self, b: Self) -> Self {
                 // Smith's algorithm: scales by the larger part of the divisor so that
-                // |b|² never overflows or underflows on its own.
-                if b.re.abs() >= b.im.abs() {
+                // |b|² never overflows or underflows on its own. XLA divides each part
+                // by a zero divisor's real part (x/0 → ±inf or NaN per part), not NaN+NaN·i.
+                if b.re == 0.0 && b.im == 0.0 {
+                    <$t>::new(a.re / b.re, a.im / b.re)
+                } else if b.re.abs() >= b.im.abs() {
                     let r = b.im / b.re;
                     let den = b.re + b.im * r;
                     <$t>::new((a.re + a.im * r) / den, (a.im - a.re * r) / den)
@@ -369,23 +372,14 @@ macro_rules! impl_complex {
             }
             #[inline(always)]
             fn max(a: Self, b: Self) -> Self {
-                if a.re.is_nan() || a.im.is_nan() {
-                    a
-                } else if b.re.is_nan() || b.im.is_nan() || (b.re, b.im) > (a.re, a.im) {
-                    b
-                } else {
-                    a
-                }
+                // XLA's lexicographic select: `a` only when it compares strictly greater;
+                // every comparison with NaN is false, so a NaN part selects `b`.
+                if a.re > b.re || (a.re == b.re && a.im > b.im) { a } else { b }
             }
             #[inline(always)]
             fn min(a: Self, b: Self) -> Self {
-                if a.re.is_nan() || a.im.is_nan() {
-                    a
-                } else if b.re.is_nan() || b.im.is_nan() || (b.re, b.im) < (a.re, a.im) {
-                    b
-                } else {
-                    a
-                }
+                // As `max`: `a` only when strictly smaller, so a NaN part selects `b`.
+                if a.re < b.re || (a.re == b.re && a.im < b.im) { a } else { b }
             }
             #[inline(always)]
             fn equal(a: Self, b: Self) -> bool {
@@ -407,7 +401,8 @@ macro_rules! impl_complex {
             }
             #[inline(always)]
             fn abs(x: Self) -> $r {
-                x.norm()
+                // hypot(NaN, ±inf) is +inf in C; XLA's complex abs gives NaN.
+                if x.re.is_nan() || x.im.is_nan() { <$r>::NAN } else { x.norm() }
             }
             #[inline(always)]
             fn abs_sq(x: Self) -> $r {
