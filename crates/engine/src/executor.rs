@@ -71,6 +71,13 @@ pub trait CpuDomainExecutor: Send + Sync + Debug {
 
     /// What this executor offers.
     fn capabilities(&self) -> ExecutorCapabilities;
+
+    /// Whether the calling thread is one of this executor's workers. Domain entry uses
+    /// it to refuse re-entry from a task of the domain's own pool. Executors without
+    /// threads of their own keep the default (`false`).
+    fn current_thread_is_worker(&self) -> bool {
+        false
+    }
 }
 
 /// Runs everything on the calling thread: the executor of budget-1 inline work and the

@@ -15,6 +15,7 @@ pub mod contraction;
 pub mod elementwise;
 pub mod fusion;
 pub mod indexing;
+pub mod lru;
 pub mod reduction;
 pub mod strided;
 pub mod structural;

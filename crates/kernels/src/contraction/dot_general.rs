@@ -1,0 +1,161 @@
+//! The `dot_general` entries: validation, analysis lookup, dtype dispatch.
+
+use std::sync::Arc;
+
+use strata_tensor::config::DotGeneralConfig;
+use strata_tensor::shape::row_major_strides;
+use strata_tensor::{DType, Error, Result, Scalar, Tensor, TensorRead, TensorWrite, c64};
+
+use super::cache::{PlanCache, PlanKey};
+use super::execute::{Destination, Operands, run_plan};
+use super::plan::{ContractionPlan, Geometry, analyze};
+use super::scalar::{ContractScalar, check_dtype, dispatch_contract};
+use crate::alloc::fill_output;
+use crate::context::KernelContext;
+
+const OP: &str = "dot_general";
+
+/// Checks everything about the operands that does not involve the destination, and gives
+/// the common dtype and the result's shape.
+fn check_operands(
+    lhs: &TensorRead<'_>,
+    rhs: &TensorRead<'_>,
+    config: &DotGeneralConfig,
+    cache: Option<&PlanCache<'_>>,
+) -> Result<(DType, Vec<usize>)> {
+    check_dtype(OP, lhs.dtype())?;
+    if rhs.dtype() != lhs.dtype() {
+        return Err(Error::dtype_mismatch(
+            OP,
+            format!("lhs has dtype {}, rhs has dtype {}; operands share one dtype", lhs.dtype(), rhs.dtype()),
+        ));
+    }
+    let out_shape = config.output_shape(lhs.shape(), rhs.shape())?;
+    if let Some(c) = cache {
+        c.check(OP)?;
+    }
+    Ok((lhs.dtype(), out_shape))
+}
+
+/// Converts alpha or beta to `T`, refusing an imaginary part a real dtype cannot hold.
+pub(crate) fn coefficient<T: ContractScalar>(op: &'static str, name: &str, v: c64) -> Result<T> {
+    T::from_c64(v).ok_or_else(|| {
+        Error::invalid_argument(
+            op,
+            format!("{name} = {v} has an imaginary part, the operands have real dtype {}", T::DTYPE),
+        )
+    })
+}
+
+fn plan_for(
+    dtype: DType,
+    lhs: &TensorRead<'_>,
+    rhs: &TensorRead<'_>,
+    out_strides: &[isize],
+    out_shape: &[usize],
+    config: &DotGeneralConfig,
+    cache: Option<&PlanCache<'_>>,
+) -> Arc<ContractionPlan> {
+    let (lv, rv) = (lhs.view(), rhs.view());
+    let geometry = Geometry {
+        lhs_shape: lv.shape(),
+        lhs_strides: lv.layout().strides(),
+        rhs_shape: rv.shape(),
+        rhs_strides: rv.layout().strides(),
+        out_strides,
+    };
+    let build = || analyze(config, &geometry, out_shape.to_vec());
+    match cache {
+        None => Arc::new(build()),
+        Some(c) => {
+            let key = PlanKey {
+                dtype,
+                lhs_shape: geometry.lhs_shape.to_vec(),
+                lhs_strides: geometry.lhs_strides.to_vec(),
+                rhs_shape: geometry.rhs_shape.to_vec(),
+                rhs_strides: geometry.rhs_strides.to_vec(),
+                out_strides: out_strides.to_vec(),
+                config: config.clone(),
+            };
+            c.get_or_analyze(key, build)
+        }
+    }
+}
+
+/// `dot_general` into a fresh row-major tensor: output axes are the batch axes, then the
+/// lhs free axes, then the rhs free axes. `conj_lhs` / `conj_rhs` use the complex
+/// conjugate of an operand (no effect on real dtypes). `cache` is where the analysis is
+/// looked up (none: analyse every call).
+///
+/// ```
+/// use strata_kernels::KernelContext;
+/// use strata_kernels::contraction::dot_general;
+/// use strata_tensor::{Tensor, config::DotGeneralConfig};
+/// let a = Tensor::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[2, 2]).unwrap();
+/// let b = Tensor::from_vec(vec![5.0f64, 6.0, 7.0, 8.0], &[2, 2]).unwrap();
+/// let ctx = KernelContext::sequential();
+/// let c = dot_general(&ctx, (&a).into(), (&b).into(), &DotGeneralConfig::matmul(), false, false, None).unwrap();
+/// assert_eq!(c.as_typed::<f64>().unwrap().data(), &[19.0, 22.0, 43.0, 50.0]);
+/// ```
+pub fn dot_general(
+    ctx: &KernelContext<'_>,
+    lhs: TensorRead<'_>,
+    rhs: TensorRead<'_>,
+    config: &DotGeneralConfig,
+    conj_lhs: bool,
+    conj_rhs: bool,
+    cache: Option<&PlanCache<'_>>,
+) -> Result<Tensor> {
+    let (dtype, out_shape) = check_operands(&lhs, &rhs, config, cache)?;
+    let out_strides = row_major_strides(&out_shape);
+    let plan = plan_for(dtype, &lhs, &rhs, &out_strides, &out_shape, config, cache);
+    dispatch_contract!(OP, dtype, T => {
+        let ops = Operands {
+            lhs: lhs.typed_view::<T>()?,
+            rhs: rhs.typed_view::<T>()?,
+            conj: [conj_lhs, conj_rhs],
+            alpha: T::one(),
+            beta: T::zero(),
+        };
+        let layout = strata_tensor::Layout::row_major(&out_shape);
+        let mut status = Ok(());
+        let out = fill_output::<T>(ctx, OP, &out_shape, |buf| {
+            status = run_plan(ctx, &plan, &ops, Destination { buf, layout: &layout });
+        })?;
+        status.map(|()| Tensor::from(out))
+    })
+}
+
+/// `out = alpha · dot_general(op(lhs), op(rhs)) + beta · out`. The destination must have
+/// the result's dtype and shape; any strides it has are honoured. When `beta` is zero the
+/// destination is not read (NaN in it does not propagate). Every check runs before the
+/// destination is written. For real dtypes alpha and beta must be real.
+#[allow(clippy::too_many_arguments)]
+pub fn dot_general_into(
+    ctx: &KernelContext<'_>,
+    lhs: TensorRead<'_>,
+    rhs: TensorRead<'_>,
+    config: &DotGeneralConfig,
+    conj_lhs: bool,
+    conj_rhs: bool,
+    alpha: c64,
+    beta: c64,
+    mut out: TensorWrite<'_>,
+    cache: Option<&PlanCache<'_>>,
+) -> Result<()> {
+    let (dtype, out_shape) = check_operands(&lhs, &rhs, config, cache)?;
+    out.expect(OP, dtype, &out_shape)?;
+    dispatch_contract!(OP, dtype, T => {
+        let ops = Operands {
+            lhs: lhs.typed_view::<T>()?,
+            rhs: rhs.typed_view::<T>()?,
+            conj: [conj_lhs, conj_rhs],
+            alpha: coefficient::<T>(OP, "alpha", alpha)?,
+            beta: coefficient::<T>(OP, "beta", beta)?,
+        };
+        let mut view = out.typed_view_mut::<T>()?;
+        let (buf, layout) = view.buffer_and_layout();
+        let plan = plan_for(dtype, &lhs, &rhs, layout.strides(), &out_shape, config, cache);
+        run_plan(ctx, &plan, &ops, Destination { buf, layout })
+    })
+}

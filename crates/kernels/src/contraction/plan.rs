@@ -1,0 +1,387 @@
+//! The contraction analysis: classify every axis of a `dot_general` as batch, m (lhs
+//! free), n (rhs free) or k (contracted), then find the cheapest way to express it as
+//! (batched) GEMM.
+//!
+//! The key fact: within one group the axes may be visited in any order, and a group
+//! collapses to a single GEMM index when, in one common order, every tensor that carries
+//! the group can address it with one stride (`stride[i] == stride[i + 1] * extent[i + 1]`).
+//! Transposed, column-major and reversed operands usually satisfy this, so they go to the
+//! GEMM without a copy. Only an operand whose axes interleave badly is permuted into a
+//! compact `[batch, m, k]` / `[batch, k, n]` buffer first. The analysis is metadata only,
+//! independent of the data and of the offsets, so it is cached by shapes and strides.
+
+use strata_tensor::config::DotGeneralConfig;
+use strata_tensor::shape::row_major_strides;
+
+/// Tensor slots in [`Axis::strides`].
+pub(crate) const LHS: usize = 0;
+pub(crate) const RHS: usize = 1;
+pub(crate) const OUT: usize = 2;
+
+/// GEMMs with at most this many multiply-adds run on our own loops: the provider's fixed
+/// cost (packing, dispatch) dominates below it.
+pub(crate) const SMALL_GEMM_MACS: usize = 4096;
+
+/// One logical axis of the contraction, with its stride in each tensor that has it
+/// (zero in a tensor that lacks it, which never matters because that tensor never moves
+/// along it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Axis {
+    pub extent: usize,
+    pub strides: [isize; 3],
+    /// The axis number in lhs and rhs (for building packing permutations).
+    pub lhs_axis: Option<usize>,
+    pub rhs_axis: Option<usize>,
+}
+
+/// How the planned GEMM is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// Some output extent is zero: nothing to do.
+    Empty,
+    /// The contraction is empty (k = 0): the output is `beta * out` (zeros when fresh).
+    ScaleOnly,
+    /// m = n = 1: a strided dot product per batch.
+    Dot,
+    /// Few multiply-adds: our own loops, no packing.
+    Small,
+    /// The GEMM provider.
+    Provider,
+}
+
+/// The result of the analysis; cached, so it holds no data and no offsets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ContractionPlan {
+    /// Shape of the result: batch, lhs free, rhs free.
+    pub out_shape: Vec<usize>,
+    /// When set, the lhs is copied first into a compact buffer of its axes in this order.
+    pub pack_lhs: Option<Vec<usize>>,
+    /// When set, the rhs is copied first, likewise.
+    pub pack_rhs: Option<Vec<usize>>,
+    /// The destination's strides do not collapse: compute into a row-major staging
+    /// tensor and copy it into the destination afterwards.
+    pub stage_out: bool,
+    /// Batch axes after collapsing, outermost first, with strides in the (possibly packed
+    /// or staged) tensors.
+    pub batch: Vec<Axis>,
+    /// The GEMM sizes.
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    /// (row, column) strides of the lhs `[m, k]`, rhs `[k, n]` and output `[m, n]` matrices.
+    pub lhs_mat: [isize; 2],
+    pub rhs_mat: [isize; 2],
+    pub out_mat: [isize; 2],
+    pub route: Route,
+}
+
+impl ContractionPlan {
+    /// Number of GEMMs the batch axes describe.
+    pub fn batch_count(&self) -> usize {
+        self.batch.iter().map(|a| a.extent).product()
+    }
+
+    /// Multiply-adds of the whole contraction, saturating.
+    pub fn macs(&self) -> usize {
+        [self.batch_count(), self.m, self.n].iter().fold(self.k, |acc, &d| acc.saturating_mul(d))
+    }
+
+    /// Bytes this plan occupies in a cache (an estimate for the byte limit).
+    pub fn footprint_bytes(&self) -> usize {
+        let vecs = self.out_shape.len() * size_of::<usize>()
+            + self.pack_lhs.as_ref().map_or(0, |p| p.len() * size_of::<usize>())
+            + self.pack_rhs.as_ref().map_or(0, |p| p.len() * size_of::<usize>())
+            + self.batch.len() * size_of::<Axis>();
+        size_of::<Self>() + vecs
+    }
+}
+
+/// The operand geometry the analysis depends on.
+pub(crate) struct Geometry<'a> {
+    pub lhs_shape: &'a [usize],
+    pub lhs_strides: &'a [isize],
+    pub rhs_shape: &'a [usize],
+    pub rhs_strides: &'a [isize],
+    /// The destination's strides (row-major for a fresh output).
+    pub out_strides: &'a [isize],
+}
+
+struct Groups {
+    batch: Vec<Axis>,
+    m: Vec<Axis>,
+    n: Vec<Axis>,
+    k: Vec<Axis>,
+}
+
+fn classify(cfg: &DotGeneralConfig, g: &Geometry<'_>, out_strides: &[isize]) -> Groups {
+    let lhs_free = cfg.lhs_free(g.lhs_shape.len());
+    let rhs_free = cfg.rhs_free(g.rhs_shape.len());
+    let nb = cfg.lhs_batch.len();
+    let batch = cfg
+        .lhs_batch
+        .iter()
+        .zip(&cfg.rhs_batch)
+        .enumerate()
+        .map(|(i, (&l, &r))| Axis {
+            extent: g.lhs_shape[l],
+            strides: [g.lhs_strides[l], g.rhs_strides[r], out_strides[i]],
+            lhs_axis: Some(l),
+            rhs_axis: Some(r),
+        })
+        .collect();
+    let m = lhs_free
+        .iter()
+        .enumerate()
+        .map(|(j, &l)| Axis {
+            extent: g.lhs_shape[l],
+            strides: [g.lhs_strides[l], 0, out_strides[nb + j]],
+            lhs_axis: Some(l),
+            rhs_axis: None,
+        })
+        .collect();
+    let n = rhs_free
+        .iter()
+        .enumerate()
+        .map(|(j, &r)| Axis {
+            extent: g.rhs_shape[r],
+            strides: [0, g.rhs_strides[r], out_strides[nb + lhs_free.len() + j]],
+            lhs_axis: None,
+            rhs_axis: Some(r),
+        })
+        .collect();
+    let k = cfg
+        .lhs_contracting
+        .iter()
+        .zip(&cfg.rhs_contracting)
+        .map(|(&l, &r)| Axis {
+            extent: g.lhs_shape[l],
+            strides: [g.lhs_strides[l], g.rhs_strides[r], 0],
+            lhs_axis: Some(l),
+            rhs_axis: Some(r),
+        })
+        .collect();
+    Groups { batch, m, n, k }
+}
+
+/// Orders a group outermost-first by the magnitude of `slot`'s stride (stable, so equal
+/// strides keep the config's order). Extent-1 axes are dropped: they address nothing.
+fn ordered(axes: &[Axis], slot: usize) -> Vec<Axis> {
+    let mut v: Vec<Axis> = axes.iter().filter(|a| a.extent != 1).cloned().collect();
+    v.sort_by_key(|a| std::cmp::Reverse(a.strides[slot].unsigned_abs()));
+    v
+}
+
+/// True when `axes`, in this order, collapse to one index with one stride in `slot`.
+fn collapses(axes: &[Axis], slot: usize) -> bool {
+    axes.windows(2).all(|w| w[0].strides[slot] == w[1].strides[slot].wrapping_mul(w[1].extent as isize))
+}
+
+/// Merges neighbours that collapse in every slot of `slots`.
+fn collapse(axes: &[Axis], slots: &[usize]) -> Vec<Axis> {
+    let mut out: Vec<Axis> = Vec::with_capacity(axes.len());
+    for a in axes {
+        if let Some(last) = out.last_mut()
+            && slots.iter().all(|&s| last.strides[s] == a.strides[s].wrapping_mul(a.extent as isize))
+        {
+            last.extent *= a.extent;
+            last.strides = a.strides;
+            continue;
+        }
+        out.push(a.clone());
+    }
+    out
+}
+
+/// The (extent, stride) of a group that collapses in `slot`, or (1, 0) for no axes.
+fn single(axes: &[Axis], slot: usize) -> (usize, isize) {
+    match axes.last() {
+        Some(inner) => (axes.iter().map(|a| a.extent).product(), inner.strides[slot]),
+        None => (1, 0),
+    }
+}
+
+/// Rewrites `slot`'s strides as those of a compact buffer holding the axes in the order
+/// `groups` lists them (outermost group first); returns that axis order for the packing
+/// permutation, extent-1 axes of the operand (which the groups omit) placed first.
+fn pack(groups: &mut [&mut Vec<Axis>], slot: usize, rank: usize, axis_of: fn(&Axis) -> Option<usize>) -> Vec<usize> {
+    let mut order: Vec<usize> = groups.iter().flat_map(|g| g.iter().filter_map(axis_of)).collect();
+    let mut perm: Vec<usize> = (0..rank).filter(|a| !order.contains(a)).collect();
+    perm.append(&mut order);
+    let mut stride: isize = 1;
+    for g in groups.iter_mut().rev() {
+        for a in g.iter_mut().rev() {
+            a.strides[slot] = stride;
+            stride *= a.extent as isize;
+        }
+    }
+    perm
+}
+
+/// Analyses a validated `dot_general`.
+pub(crate) fn analyze(cfg: &DotGeneralConfig, g: &Geometry<'_>, out_shape: Vec<usize>) -> ContractionPlan {
+    let empty = out_shape.contains(&0);
+    let mut groups = classify(cfg, g, g.out_strides);
+    // The destination is the costliest operand to copy, so it fixes the order of the
+    // axes it carries. Only when its own axes cannot collapse in any order do we compute
+    // into a row-major staging tensor (which collapses in the config's order).
+    let stage_out = !empty && !(collapses(&ordered(&groups.m, OUT), OUT) && collapses(&ordered(&groups.n, OUT), OUT));
+    if stage_out {
+        groups = classify(cfg, g, &row_major_strides(&out_shape));
+    }
+    let mut batch = ordered(&groups.batch, OUT);
+    let mut m = ordered(&groups.m, OUT);
+    let mut n = ordered(&groups.n, OUT);
+    // The contracted axes follow whichever operand can then go uncopied.
+    let k_by_rhs = ordered(&groups.k, RHS);
+    let mut k = ordered(&groups.k, LHS);
+    if !collapses(&k, LHS) && collapses(&k_by_rhs, RHS) {
+        k = k_by_rhs;
+    }
+
+    let k_extent: usize = k.iter().map(|a| a.extent).product();
+    let mut pack_lhs = None;
+    let mut pack_rhs = None;
+    if !empty && k_extent != 0 {
+        if !(collapses(&m, LHS) && collapses(&k, LHS)) {
+            pack_lhs = Some(pack(&mut [&mut batch, &mut m, &mut k], LHS, g.lhs_shape.len(), |a| a.lhs_axis));
+        }
+        if !(collapses(&k, RHS) && collapses(&n, RHS)) {
+            pack_rhs = Some(pack(&mut [&mut batch, &mut k, &mut n], RHS, g.rhs_shape.len(), |a| a.rhs_axis));
+        }
+    }
+
+    let batch = collapse(&batch, &[LHS, RHS, OUT]);
+    let (m_ext, lhs_m) = single(&m, LHS);
+    let (_, out_m) = single(&m, OUT);
+    let (n_ext, rhs_n) = single(&n, RHS);
+    let (_, out_n) = single(&n, OUT);
+    let (_, lhs_k) = single(&k, LHS);
+    let (_, rhs_k) = single(&k, RHS);
+
+    let route = if empty {
+        Route::Empty
+    } else if k_extent == 0 {
+        Route::ScaleOnly
+    } else if m_ext == 1 && n_ext == 1 {
+        Route::Dot
+    } else if m_ext.saturating_mul(n_ext).saturating_mul(k_extent) <= SMALL_GEMM_MACS {
+        Route::Small
+    } else {
+        Route::Provider
+    };
+    ContractionPlan {
+        out_shape,
+        pack_lhs,
+        pack_rhs,
+        stage_out,
+        batch,
+        m: m_ext,
+        n: n_ext,
+        k: k_extent,
+        lhs_mat: [lhs_m, lhs_k],
+        rhs_mat: [rhs_k, rhs_n],
+        out_mat: [out_m, out_n],
+        route,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(cfg: &DotGeneralConfig, lhs: (&[usize], &[isize]), rhs: (&[usize], &[isize])) -> ContractionPlan {
+        let out_shape = cfg.output_shape(lhs.0, rhs.0).unwrap();
+        let out_strides = row_major_strides(&out_shape);
+        plan_into(cfg, lhs, rhs, &out_strides)
+    }
+
+    fn plan_into(
+        cfg: &DotGeneralConfig,
+        lhs: (&[usize], &[isize]),
+        rhs: (&[usize], &[isize]),
+        out_strides: &[isize],
+    ) -> ContractionPlan {
+        let out_shape = cfg.output_shape(lhs.0, rhs.0).unwrap();
+        let g = Geometry { lhs_shape: lhs.0, lhs_strides: lhs.1, rhs_shape: rhs.0, rhs_strides: rhs.1, out_strides };
+        analyze(cfg, &g, out_shape)
+    }
+
+    #[test]
+    fn row_major_transposed_and_column_major_matmuls_need_no_copy() {
+        let mm = DotGeneralConfig::matmul();
+        let p = plan(&mm, (&[64, 32], &[32, 1]), (&[32, 16], &[16, 1]));
+        assert_eq!((p.pack_lhs.clone(), p.pack_rhs.clone(), p.stage_out), (None, None, false));
+        assert_eq!((p.m, p.n, p.k, p.route), (64, 16, 32, Route::Provider));
+        assert_eq!((p.lhs_mat, p.rhs_mat, p.out_mat), ([32, 1], [16, 1], [16, 1]));
+        // lhs given as the transpose of a row-major [k, m]; rhs column-major.
+        let p = plan(&mm, (&[64, 32], &[1, 64]), (&[32, 16], &[1, 32]));
+        assert_eq!((p.pack_lhs.clone(), p.pack_rhs.clone()), (None, None));
+        assert_eq!((p.lhs_mat, p.rhs_mat), ([1, 64], [1, 32]));
+        // A reversed axis is still one stride.
+        let p = plan(&mm, (&[64, 32], &[-32, 1]), (&[32, 16], &[16, -1]));
+        assert_eq!((p.pack_lhs.clone(), p.pack_rhs.clone()), (None, None));
+        assert_eq!((p.lhs_mat, p.rhs_mat), ([-32, 1], [16, -1]));
+    }
+
+    #[test]
+    fn tensor_network_shapes_collapse_to_one_gemm() {
+        // abcd,cdef->abef: m = (a, b), k = (c, d), n = (e, f).
+        let cfg = DotGeneralConfig::new(vec![], vec![], vec![2, 3], vec![0, 1]);
+        let s = [8usize, 8, 8, 8];
+        let p = plan(&cfg, (&s, &row_major_strides(&s)), (&s, &row_major_strides(&s)));
+        assert_eq!((p.pack_lhs.clone(), p.pack_rhs.clone(), p.stage_out), (None, None, false));
+        assert_eq!((p.m, p.n, p.k, p.batch_count()), (64, 64, 64, 1));
+        // iaj,jbk->iabk
+        let cfg = DotGeneralConfig::new(vec![], vec![], vec![2], vec![0]);
+        let (l, r) = ([16usize, 2, 16], [16usize, 2, 16]);
+        let p = plan(&cfg, (&l, &row_major_strides(&l)), (&r, &row_major_strides(&r)));
+        assert_eq!((p.pack_lhs.clone(), p.pack_rhs.clone()), (None, None));
+        assert_eq!((p.m, p.n, p.k), (32, 32, 16));
+    }
+
+    #[test]
+    fn interleaved_axes_are_packed_and_batches_collapse() {
+        // lhs [m1, k, m2]: the two m axes are separated by k, so the lhs is packed.
+        let cfg = DotGeneralConfig::new(vec![], vec![], vec![1], vec![0]);
+        let l = [4usize, 8, 5];
+        let p = plan(&cfg, (&l, &row_major_strides(&l)), (&[8, 6], &[6, 1]));
+        assert_eq!(p.pack_lhs, Some(vec![0, 2, 1]));
+        assert_eq!(p.pack_rhs, None);
+        assert_eq!((p.m, p.k, p.lhs_mat), (20, 8, [8, 1]));
+        // Batched [b, m, k] x [b, k, n] is one batched GEMM; batch strides per tensor.
+        let cfg = DotGeneralConfig::new(vec![0], vec![0], vec![2], vec![1]);
+        let p = plan(&cfg, (&[3, 4, 5], &[20, 5, 1]), (&[3, 5, 6], &[30, 6, 1]));
+        assert_eq!(p.batch.len(), 1);
+        assert_eq!((p.batch[0].extent, p.batch[0].strides), (3, [20, 30, 24]));
+        assert_eq!(p.route, Route::Small);
+    }
+
+    #[test]
+    fn destination_with_interleaved_axes_is_staged() {
+        // Outer product [2, 3] x [4] -> [2, 3, 4] written into a view whose m axes are
+        // split by n: strides (1, 8, 2) cannot address m with one stride in any order.
+        let cfg = DotGeneralConfig::default();
+        let p = plan_into(&cfg, (&[2, 3], &[3, 1]), (&[4], &[1]), &[1, 8, 2]);
+        assert!(p.stage_out);
+        assert_eq!((p.m, p.n, p.k, p.out_mat), (6, 4, 1, [4, 1]));
+        // Swapped m axes alone are just another order: the lhs is packed to match instead.
+        let p = plan_into(&cfg, (&[2, 3], &[3, 1]), (&[4], &[1]), &[4, 8, 1]);
+        assert!(!p.stage_out);
+        assert_eq!((p.pack_lhs.clone(), p.out_mat, p.lhs_mat), (Some(vec![1, 0]), [4, 1], [1, 0]));
+        // A column-major destination is fine as it is.
+        let p = plan_into(&DotGeneralConfig::matmul(), (&[5, 3], &[3, 1]), (&[3, 7], &[7, 1]), &[1, 5]);
+        assert!(!p.stage_out);
+        assert_eq!(p.out_mat, [1, 5]);
+    }
+
+    #[test]
+    fn degenerate_shapes_pick_cheap_routes() {
+        let dot = DotGeneralConfig::new(vec![], vec![], vec![0], vec![0]);
+        assert_eq!(plan(&dot, (&[100], &[1]), (&[100], &[-1])).route, Route::Dot);
+        assert_eq!(plan(&dot, (&[0], &[1]), (&[0], &[1])).route, Route::ScaleOnly);
+        let mm = DotGeneralConfig::matmul();
+        assert_eq!(plan(&mm, (&[0, 3], &[3, 1]), (&[3, 4], &[4, 1])).route, Route::Empty);
+        let p = plan(&DotGeneralConfig::default(), (&[], &[]), (&[], &[]));
+        assert_eq!((p.route, p.m, p.n, p.k), (Route::Dot, 1, 1, 1));
+    }
+}

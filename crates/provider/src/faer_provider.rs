@@ -1,0 +1,129 @@
+//! The built-in faer provider: pure Rust, any strides, conjugation for free, parallel on
+//! the current Rayon pool (the domain's workers) with a per-call thread count.
+
+use faer::linalg::matmul::matmul;
+use faer::traits::{ComplexField, Conjugate};
+use faer::{Accum, MatMut, MatRef, Par};
+use strata_tensor::{c32, c64};
+
+use crate::error::GemmError;
+use crate::job::{BatchedGemm, element_index, prepare};
+use crate::provider::{
+    GemmDTypes, GemmProvider, PlacementControl, ProviderCapabilities, ThreadControl,
+};
+use crate::scalar::GemmScalar;
+
+/// GEMM through `faer::linalg::matmul::matmul`, one call per batch entry.
+///
+/// `threads == 1` runs with `Par::Seq` on the calling thread; `threads > 1` uses
+/// `Par::rayon(threads)`, which forks on the *current* Rayon pool. The engine calls it
+/// from inside the domain's executor, so those are the domain's pinned workers; called
+/// from outside any pool it would use Rayon's global pool, which strata never does.
+///
+/// ```
+/// use strata_provider::{BatchedGemm, FaerGemmProvider, GemmMatrix, GemmMatrixMut, GemmScalar};
+/// let a = [1.0f64, 2.0, 3.0, 4.0];
+/// let mut c = [0.0f64; 4];
+/// let mut job = BatchedGemm {
+///     batch: 1, m: 2, n: 2, k: 2, alpha: 1.0,
+///     a: GemmMatrix::row_major(&a, 2, 2), conj_a: false,
+///     b: GemmMatrix::row_major(&a, 2, 2).transposed(), conj_b: false, // A · Aᵀ
+///     beta: 0.0, c: GemmMatrixMut::row_major(&mut c, 2, 2),
+/// };
+/// f64::gemm(&FaerGemmProvider, &mut job, 1).unwrap();
+/// assert_eq!(c, [5.0, 11.0, 11.0, 25.0]);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FaerGemmProvider;
+
+impl FaerGemmProvider {
+    fn run<T>(&self, job: &mut BatchedGemm<'_, T>, threads: usize) -> Result<(), GemmError>
+    where
+        T: GemmScalar + ComplexField + Conjugate<Canonical = T>,
+    {
+        prepare(job, threads)?;
+        if job.finish_trivial() {
+            return Ok(());
+        }
+        let par = if threads == 1 {
+            Par::Seq
+        } else {
+            Par::rayon(threads)
+        };
+        let accum = if job.beta == T::zero() {
+            Accum::Replace
+        } else {
+            job.scale_c();
+            Accum::Add
+        };
+        let (m, n, k, alpha) = (job.m, job.n, job.k, job.alpha);
+        let (a, b) = (job.a, job.b);
+        let c = &mut job.c;
+        for bi in 0..job.batch {
+            let ia = element_index(a.offset, a.batch_stride, 0, 0, bi, 0, 0);
+            let ib = element_index(b.offset, b.batch_stride, 0, 0, bi, 0, 0);
+            let ic = element_index(c.offset, c.batch_stride, 0, 0, bi, 0, 0);
+            // SAFETY: `prepare` validated that every element (bi, i, j) of A (m × k),
+            // B (k × n) and C (m × n) lies inside its buffer, starting from these
+            // indices with these strides; C's elements are pairwise distinct, and the
+            // shared borrows of A and B cannot overlap the exclusive borrow of C.
+            let (am, bm, cm) = unsafe {
+                (
+                    MatRef::<T>::from_raw_parts(
+                        a.data.as_ptr().add(ia),
+                        m,
+                        k,
+                        a.row_stride,
+                        a.col_stride,
+                    ),
+                    MatRef::<T>::from_raw_parts(
+                        b.data.as_ptr().add(ib),
+                        k,
+                        n,
+                        b.row_stride,
+                        b.col_stride,
+                    ),
+                    MatMut::<T>::from_raw_parts_mut(
+                        c.data.as_mut_ptr().add(ic),
+                        m,
+                        n,
+                        c.row_stride,
+                        c.col_stride,
+                    ),
+                )
+            };
+            // Conjugation is a view flag in faer; real types conjugate to themselves.
+            match (job.conj_a, job.conj_b) {
+                (false, false) => matmul(cm, accum, am, bm, alpha, par),
+                (true, false) => matmul(cm, accum, am.conjugate(), bm, alpha, par),
+                (false, true) => matmul(cm, accum, am, bm.conjugate(), alpha, par),
+                (true, true) => matmul(cm, accum, am.conjugate(), bm.conjugate(), alpha, par),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl GemmProvider for FaerGemmProvider {
+    fn capabilities(&self) -> ProviderCapabilities {
+        ProviderCapabilities {
+            name: "faer".into(),
+            threads: ThreadControl::PerCall,
+            placement: PlacementControl::EngineWorkers,
+            dtypes: GemmDTypes::ALL,
+            needs_unit_stride: false,
+        }
+    }
+    fn gemm_f32(&self, job: &mut BatchedGemm<'_, f32>, threads: usize) -> Result<(), GemmError> {
+        self.run(job, threads)
+    }
+    fn gemm_f64(&self, job: &mut BatchedGemm<'_, f64>, threads: usize) -> Result<(), GemmError> {
+        self.run(job, threads)
+    }
+    fn gemm_c32(&self, job: &mut BatchedGemm<'_, c32>, threads: usize) -> Result<(), GemmError> {
+        self.run(job, threads)
+    }
+    fn gemm_c64(&self, job: &mut BatchedGemm<'_, c64>, threads: usize) -> Result<(), GemmError> {
+        self.run(job, threads)
+    }
+}
