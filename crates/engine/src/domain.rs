@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use strata_arbiter::ResourceArbiter;
+use strata_arbiter::{AdmissionRequest, ResourceArbiter};
 use strata_provider::{CpuProviderBundle, DomainAdmission as ProviderAdmission, DomainContract, DomainPlacement};
 use strata_topology::CpuSet;
 
@@ -131,11 +131,18 @@ pub(crate) struct DomainParts {
 pub struct CpuDomain {
     pub(crate) serial: u64,
     pub(crate) parts: DomainParts,
+    // Built once so that entering clones nothing: the request for the domain's CPUs
+    // under cooperative admission, `None` when the caller manages admission.
+    pub(crate) cpu_request: Option<AdmissionRequest>,
 }
 
 impl CpuDomain {
     pub(crate) fn from_parts(parts: DomainParts) -> Arc<CpuDomain> {
-        let domain = Arc::new(CpuDomain { serial: next_domain_serial(), parts });
+        let cpu_request = match (parts.admission, &parts.cpus) {
+            (DomainAdmission::CooperativeCpuSet, Some(cpus)) => Some(AdmissionRequest::Cpus(cpus.clone())),
+            _ => None,
+        };
+        let domain = Arc::new(CpuDomain { serial: next_domain_serial(), parts, cpu_request });
         crate::entry::register_name(domain.serial, &domain.parts.id);
         domain
     }

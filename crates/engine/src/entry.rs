@@ -14,7 +14,7 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use strata_arbiter::{AdmissionRequest, Owner, ResourcePermit, WaitPolicy};
 
-use crate::domain::{CpuDomain, CpuDomainId, DomainAdmission};
+use crate::domain::{CpuDomain, CpuDomainId};
 use crate::error::EngineError;
 use crate::executor::{CpuDomainExecutor, ExecutorCapabilities, InlineExecutor};
 use crate::placement::CpuPlacement;
@@ -92,15 +92,16 @@ impl CpuDomain {
     }
 
     fn admit(&self, kind: EntryKind, wait: WaitPolicy) -> Result<Option<ResourcePermit<'_>>, EngineError> {
-        let request = match (kind, self.parts.admission, &self.parts.cpus) {
-            (EntryKind::Exclusive, _, _) => AdmissionRequest::Exclusive,
-            (EntryKind::Domain, DomainAdmission::CooperativeCpuSet, Some(cpus)) => AdmissionRequest::Cpus(cpus.clone()),
-            (EntryKind::Domain, _, _) => return Ok(None),
+        let exclusive = AdmissionRequest::Exclusive;
+        let request = match (kind, &self.cpu_request) {
+            (EntryKind::Exclusive, _) => &exclusive,
+            (EntryKind::Domain, Some(request)) => request,
+            (EntryKind::Domain, None) => return Ok(None),
         };
         self.parts
             .arbiter
             .get()
-            .admit(&request, Owner::CurrentThread, wait)
+            .admit(request, Owner::CurrentThread, wait)
             .map(Some)
             .map_err(|source| EngineError::Admission { domain: self.parts.id.clone(), source })
     }

@@ -212,10 +212,12 @@ impl CpuDomainExecutor for ManagedCpuExecutor {
     }
 
     fn for_each_index(&self, n: usize, body: &(dyn Fn(usize) + Sync)) {
-        if n == 0 {
-            return;
+        match n {
+            0 => {}
+            // One index needs no splitting: a plain hop onto a worker.
+            1 => self.pool.install(|| body(0)),
+            _ => self.pool.install(|| (0..n).into_par_iter().for_each(body)),
         }
-        self.pool.install(|| (0..n).into_par_iter().for_each(body))
     }
 
     fn capabilities(&self) -> ExecutorCapabilities {

@@ -223,19 +223,18 @@ impl ManagedDomainRegistry {
     /// Errors: those of [`resolve_placement`] and of building the pool
     /// ([`ManagedCpuExecutor`]'s pinning checks).
     pub fn domain(&self, placement: &CpuPlacement) -> Result<Arc<CpuDomain>, EngineError> {
+        if let Some(built) = self.already_built(placement) {
+            return Ok(built);
+        }
         let resolution = self.resolve(placement)?;
         let slot = match &resolution.resolved {
             ResolvedCpuPlacement::AllAllowed { .. } => &self.all_allowed,
-            ResolvedCpuPlacement::NumaNode { id, .. } => {
-                // INVARIANT: resolution only yields nodes the topology lists, and `nodes`
-                // holds one slot per listed node.
-                match self.nodes.iter().find(|(n, _)| n == id) {
-                    Some((_, slot)) => slot,
-                    None => {
-                        return Err(EngineError::UnknownNumaNode { node: *id, available: self.node_list() });
-                    }
-                }
-            }
+            // Resolution only yields nodes the topology lists and `nodes` holds one slot per
+            // listed node; should the two ever disagree, the caller still gets a typed error.
+            ResolvedCpuPlacement::NumaNode { id, .. } => match self.nodes.iter().find(|(n, _)| n == id) {
+                Some((_, slot)) => slot,
+                None => return Err(EngineError::UnknownNumaNode { node: *id, available: self.node_list() }),
+            },
         };
         slot.get_or_build(|| self.build_domain(resolution))
     }
@@ -249,6 +248,18 @@ impl ManagedDomainRegistry {
             .chain(self.nodes.iter().filter_map(|(_, s)| s.built.get()))
             .cloned()
             .collect()
+    }
+
+    /// The built domain for `placement` when resolving it again could not fail (the
+    /// lookup that every operation after the first takes: no CPU set is cloned).
+    fn already_built(&self, placement: &CpuPlacement) -> Option<Arc<CpuDomain>> {
+        let slot = match placement {
+            CpuPlacement::Auto => &self.all_allowed,
+            CpuPlacement::AllAllowed if self.settings.pinning => &self.all_allowed,
+            CpuPlacement::NumaNode(id) if self.settings.pinning => &self.nodes.iter().find(|(n, _)| n == id)?.1,
+            _ => return None,
+        };
+        slot.built.get().cloned()
     }
 
     fn node_list(&self) -> String {

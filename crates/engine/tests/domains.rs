@@ -394,3 +394,19 @@ fn an_inline_executor_domain_round_trips() {
     let entry = reg.default_domain().enter().unwrap();
     assert_eq!(entry.install(|| 6 * 7).unwrap(), 42);
 }
+
+#[test]
+fn without_pinning_auto_gets_an_advisory_unpinned_domain() {
+    let topo = Arc::new(strata_topology::discover().unwrap());
+    let reg = ManagedDomainRegistry::builder(topo)
+        .thread_budget(1)
+        .pinning(false)
+        .arbiter(Arc::new(ResourceArbiter::new()))
+        .build()
+        .unwrap();
+    let d = reg.domain(&CpuPlacement::Auto).unwrap();
+    assert_eq!(d.guarantee(), CpuPlacementGuarantee::Advisory);
+    assert_eq!(d.executor().capabilities().affinity, AffinityClaim::Unconstrained);
+    assert!(matches!(reg.domain(&CpuPlacement::AllAllowed), Err(EngineError::AffinityUnavailable { .. })));
+    assert_eq!(d.enter().unwrap().install(|| 5).unwrap(), 5);
+}

@@ -202,3 +202,18 @@ fn the_rayon_adapter_uses_the_callers_pool_and_never_shuts_it_down() {
     assert_eq!(pool.install(|| 21 * 2), 42);
     assert_eq!(Arc::strong_count(&pool), 1);
 }
+
+#[test]
+fn workers_that_do_not_report_in_time_fail_construction() {
+    let affinity =
+        Arc::new(FakeAffinity { pin_delay: Some(std::time::Duration::from_millis(500)), ..FakeAffinity::default() });
+    let err = ManagedCpuExecutor::builder(process_mask(), 1)
+        .affinity(affinity)
+        .startup_timeout(std::time::Duration::from_millis(20))
+        .build()
+        .unwrap_err();
+    match err {
+        EngineError::WorkerStartTimeout { reported, expected, .. } => assert_eq!((reported, expected), (0, 1)),
+        other => panic!("expected WorkerStartTimeout, got {other:?}"),
+    }
+}

@@ -38,10 +38,14 @@ pub struct FakeAffinity {
     pub pin_error: Option<String>,
     pub reads_back: Option<CpuSet>,
     pub pinned: Mutex<Vec<CpuSet>>,
+    pub pin_delay: Option<Duration>,
 }
 
 impl ThreadAffinity for FakeAffinity {
     fn pin_current_thread(&self, cpus: &CpuSet) -> Result<(), String> {
+        if let Some(delay) = self.pin_delay {
+            std::thread::sleep(delay);
+        }
         if let Some(e) = &self.pin_error {
             return Err(e.clone());
         }
