@@ -121,7 +121,7 @@ impl fmt::Debug for BufferPool {
     }
 }
 
-/// Why an acquire did not produce a loan.
+/// The error for a request whose byte size cannot be allocated on any machine.
 fn overflow_error<T: Scalar>(op: &'static str, len: usize) -> Error {
     Error::invalid_argument(
         op,

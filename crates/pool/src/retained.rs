@@ -88,7 +88,8 @@ impl RetainedBuffers {
         let bucket = bucket_index(buffer.dtype(), size_class(bytes));
         let stamp = self.next_stamp;
         self.next_stamp += 1;
-        let slot = Slot { buffer: Some(buffer), older: self.newest, newer: NIL, bucket, position: 0 };
+        let position = self.buckets[bucket].len();
+        let slot = Slot { buffer: Some(buffer), older: self.newest, newer: NIL, bucket, position };
         let index = match self.free_slots.pop() {
             Some(i) => {
                 self.slots[i] = slot;
@@ -104,9 +105,7 @@ impl RetainedBuffers {
             newest => self.slots[newest].newer = index,
         }
         self.newest = index;
-        let entries = &mut self.buckets[bucket];
-        self.slots[index].position = entries.len();
-        entries.push(BucketEntry { bytes, stamp, slot: index });
+        self.buckets[bucket].push(BucketEntry { bytes, stamp, slot: index });
         self.count += 1;
         self.bytes += bytes;
     }
