@@ -10,7 +10,7 @@ type ChunkSlot<'a, O> = Mutex<Option<(usize, &'a mut [O])>>;
 
 /// How many chunks `len` elements are split into for `budget` workers: one when the work
 /// is small, otherwise enough chunks of at least `grain` elements to balance load.
-pub(crate) fn chunk_count(budget: usize, len: usize, grain: usize) -> usize {
+fn chunk_count(budget: usize, len: usize, grain: usize) -> usize {
     if budget <= 1 || len < 2 * grain.max(1) { 1 } else { (len / grain.max(1)).min(budget * 4).max(1) }
 }
 

@@ -13,7 +13,7 @@
 
 mod chunks;
 
-pub(crate) use chunks::{chunk_count, par_chunks_mut};
+pub(crate) use chunks::par_chunks_mut;
 
 use strata_tensor::Layout;
 
@@ -145,44 +145,61 @@ impl<const N: usize> StridedPlan<N> {
     }
 }
 
-/// Reads `len` elements of `buf` starting at `offset` with `stride` into a callback
-/// friendly form: a slice when the stride is 1, otherwise an index function. Families
-/// use this to write one loop body for both cases.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Run<'a, T> {
-    buf: &'a [T],
-    offset: isize,
-    stride: isize,
+/// Longest stretch handed to a block body: long enough to amortise the per-block
+/// bookkeeping, short enough that gathered scratch copies stay in L1.
+pub(crate) const BLOCK: usize = 1024;
+
+/// Walks `N` strided operands of one shape together with a fresh row-major output,
+/// calling `body(out_block, offsets, inner_strides)` for stretches of at most [`BLOCK`]
+/// elements along the innermost axis. Operand `j`'s element `i` of the block is at
+/// `offsets[j] + i * inner_strides[j]` of its buffer. Large outputs are split over the
+/// domain's workers.
+pub(crate) fn for_each_block<const N: usize, O: Send>(
+    par: crate::par::Parallelism<'_>,
+    shape: &[usize],
+    layouts: [&Layout; N],
+    out: &mut [O],
+    body: impl Fn(&mut [O], [isize; N], [isize; N]) + Sync,
+) {
+    if out.is_empty() {
+        return;
+    }
+    let plan = StridedPlan::new(shape, layouts);
+    let inner = plan.inner_strides();
+    par_chunks_mut(par, out, GRAIN, 1, |start, chunk| {
+        plan.for_each_run(start, start + chunk.len(), |pos, offs, len| {
+            let run = &mut chunk[pos - start..pos - start + len];
+            for (b, block) in run.chunks_mut(BLOCK).enumerate() {
+                let step = (b * BLOCK) as isize;
+                body(block, std::array::from_fn(|j| offs[j] + step * inner[j]), inner);
+            }
+        });
+    });
 }
 
-impl<'a, T: Copy> Run<'a, T> {
-    /// A run over `buf` from `offset` with `stride`.
-    #[inline]
-    pub(crate) fn new(buf: &'a [T], offset: isize, stride: isize) -> Self {
-        Run { buf, offset, stride }
-    }
-
-    /// The run as a slice of `len` elements, when it is contiguous.
-    #[inline]
-    pub(crate) fn as_slice(&self, len: usize) -> Option<&'a [T]> {
-        if self.stride == 1 {
-            let start = self.offset as usize;
-            Some(&self.buf[start..start + len])
-        } else {
-            None
+/// The `n` elements of `buf` from `offset` with `stride` as a slice: borrowed directly
+/// when contiguous, otherwise gathered into `scratch`.
+#[inline]
+pub(crate) fn gather<'s, T: Copy>(
+    buf: &'s [T],
+    offset: isize,
+    stride: isize,
+    n: usize,
+    scratch: &'s mut Vec<T>,
+) -> &'s [T] {
+    let start = offset as usize;
+    match stride {
+        1 => &buf[start..start + n],
+        0 => {
+            scratch.clear();
+            scratch.resize(n, buf[start]);
+            scratch
         }
-    }
-
-    /// The element `i` of the run.
-    #[inline]
-    pub(crate) fn get(&self, i: usize) -> T {
-        self.buf[(self.offset + i as isize * self.stride) as usize]
-    }
-
-    /// The single value of a stride-0 (broadcast) run.
-    #[inline]
-    pub(crate) fn as_constant(&self) -> Option<T> {
-        if self.stride == 0 { Some(self.buf[self.offset as usize]) } else { None }
+        _ => {
+            scratch.clear();
+            scratch.extend((0..n as isize).map(|i| buf[(offset + i * stride) as usize]));
+            scratch
+        }
     }
 }
 

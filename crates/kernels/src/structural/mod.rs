@@ -14,13 +14,13 @@
 //! assert_eq!(t.as_typed::<i32>().unwrap().data(), &[0, 3, 1, 4, 2, 5]);
 //! ```
 
-// LATER mod cast;
+mod cast;
 // LATER mod diagonal;
 mod permute;
 // LATER mod reshape;
 // LATER mod triangle;
 
-// LATER pub use cast::{CastScalar, cast, cast_into};
+pub use cast::{CastScalar, cast, cast_into};
 // LATER pub use diagonal::{embed_diagonal, extract_diagonal};
 // LATER pub use reshape::{broadcast_in_dim, reshape};
 // LATER pub use triangle::{tril, triu};

@@ -1,0 +1,554 @@
+//! `ElementwiseScalar`: the per-dtype arithmetic every dense family is generic over,
+//! with jax.lax semantics. Implemented once per dtype *family* (real floats, integers,
+//! complex, bool) by one macro each.
+//!
+//! The methods are total so that inner loops stay branch-free: which (op, dtype) pairs
+//! exist is decided by the configs (`BinaryOp::supports`, ...) before a kernel runs, and
+//! a method of a pair that does not exist (say `exp` on `i32`) is never called; it
+//! returns its first operand unchanged.
+
+use strata_tensor::{Scalar, c32, c64};
+
+use crate::structural::CastScalar;
+
+/// Elementwise arithmetic of one dtype, with jax.lax semantics.
+pub trait ElementwiseScalar: Scalar + CastScalar {
+    /// The result type of `abs` and `|x|²`: the real counterpart for complex.
+    type RealPart: ElementwiseScalar;
+
+    /// `a + b` (wrapping for integers).
+    fn add(a: Self, b: Self) -> Self;
+    /// `a - b` (wrapping for integers).
+    fn sub(a: Self, b: Self) -> Self;
+    /// `a * b` (wrapping for integers).
+    fn mul(a: Self, b: Self) -> Self;
+    /// `a / b`: integers truncate, `x / 0 = -1`, `MIN / -1 = MIN`.
+    fn div(a: Self, b: Self) -> Self;
+    /// Remainder with the dividend's sign: `fmod` for floats, `x % 0 = x`, `MIN % -1 = 0`.
+    fn rem(a: Self, b: Self) -> Self;
+    /// `a ** b`.
+    fn pow(a: Self, b: Self) -> Self;
+    /// NaN-propagating maximum, `-0 < +0`, lexicographic for complex, or for bool.
+    fn max(a: Self, b: Self) -> Self;
+    /// NaN-propagating minimum, `-0 < +0`, lexicographic for complex, and for bool.
+    fn min(a: Self, b: Self) -> Self;
+    /// `a == b`.
+    fn equal(a: Self, b: Self) -> bool;
+    /// `a < b` (IEEE for floats, `false < true`).
+    fn less(a: Self, b: Self) -> bool;
+    /// `a <= b`.
+    fn less_eq(a: Self, b: Self) -> bool;
+    /// `-x` (wrapping).
+    fn neg(x: Self) -> Self;
+    /// Complex conjugate (identity on reals).
+    fn conj(x: Self) -> Self;
+    /// `|x|` (wrapping for integers, modulus for complex).
+    fn abs(x: Self) -> Self::RealPart;
+    /// `|x|²` (real for complex).
+    fn abs_sq(x: Self) -> Self::RealPart;
+    /// Sign: -1, 0, 1; NaN and ±0 kept; `z / |z|` for complex.
+    fn sign(x: Self) -> Self;
+    /// `e^x`.
+    fn exp(x: Self) -> Self;
+    /// `ln x`.
+    fn log(x: Self) -> Self;
+    /// `sin x`.
+    fn sin(x: Self) -> Self;
+    /// `cos x`.
+    fn cos(x: Self) -> Self;
+    /// `tanh x`.
+    fn tanh(x: Self) -> Self;
+    /// `√x`.
+    fn sqrt(x: Self) -> Self;
+    /// `1 / √x`.
+    fn rsqrt(x: Self) -> Self;
+    /// `e^x - 1`.
+    fn expm1(x: Self) -> Self;
+    /// `ln(1 + x)`.
+    fn log1p(x: Self) -> Self;
+    /// The identity of `max`: -inf, integer MIN, `false`, (-inf, -inf) for complex.
+    fn max_identity() -> Self;
+    /// The identity of `min`: +inf, integer MAX, `true`, (+inf, +inf) for complex.
+    fn min_identity() -> Self;
+}
+
+macro_rules! impl_float {
+    ($t:ty) => {
+        impl ElementwiseScalar for $t {
+            type RealPart = $t;
+            #[inline(always)]
+            fn add(a: Self, b: Self) -> Self {
+                a + b
+            }
+            #[inline(always)]
+            fn sub(a: Self, b: Self) -> Self {
+                a - b
+            }
+            #[inline(always)]
+            fn mul(a: Self, b: Self) -> Self {
+                a * b
+            }
+            #[inline(always)]
+            fn div(a: Self, b: Self) -> Self {
+                a / b
+            }
+            #[inline(always)]
+            fn rem(a: Self, b: Self) -> Self {
+                // Rust's float `%` is C fmod: truncated quotient, sign of the dividend.
+                a % b
+            }
+            #[inline(always)]
+            fn pow(a: Self, b: Self) -> Self {
+                a.powf(b)
+            }
+            #[inline(always)]
+            fn max(a: Self, b: Self) -> Self {
+                if a.is_nan() {
+                    a
+                } else if b.is_nan() || b > a || (b == a && a.is_sign_negative()) {
+                    b
+                } else {
+                    a
+                }
+            }
+            #[inline(always)]
+            fn min(a: Self, b: Self) -> Self {
+                if a.is_nan() {
+                    a
+                } else if b.is_nan() || b < a || (b == a && b.is_sign_negative()) {
+                    b
+                } else {
+                    a
+                }
+            }
+            #[inline(always)]
+            fn equal(a: Self, b: Self) -> bool {
+                a == b
+            }
+            #[inline(always)]
+            fn less(a: Self, b: Self) -> bool {
+                a < b
+            }
+            #[inline(always)]
+            fn less_eq(a: Self, b: Self) -> bool {
+                a <= b
+            }
+            #[inline(always)]
+            fn neg(x: Self) -> Self {
+                -x
+            }
+            #[inline(always)]
+            fn conj(x: Self) -> Self {
+                x
+            }
+            #[inline(always)]
+            fn abs(x: Self) -> Self {
+                x.abs()
+            }
+            #[inline(always)]
+            fn abs_sq(x: Self) -> Self {
+                x * x
+            }
+            #[inline(always)]
+            fn sign(x: Self) -> Self {
+                if x.is_nan() || x == 0.0 { x } else { (1.0 as $t).copysign(x) }
+            }
+            #[inline(always)]
+            fn exp(x: Self) -> Self {
+                x.exp()
+            }
+            #[inline(always)]
+            fn log(x: Self) -> Self {
+                x.ln()
+            }
+            #[inline(always)]
+            fn sin(x: Self) -> Self {
+                x.sin()
+            }
+            #[inline(always)]
+            fn cos(x: Self) -> Self {
+                x.cos()
+            }
+            #[inline(always)]
+            fn tanh(x: Self) -> Self {
+                x.tanh()
+            }
+            #[inline(always)]
+            fn sqrt(x: Self) -> Self {
+                x.sqrt()
+            }
+            #[inline(always)]
+            fn rsqrt(x: Self) -> Self {
+                1.0 / x.sqrt()
+            }
+            #[inline(always)]
+            fn expm1(x: Self) -> Self {
+                x.exp_m1()
+            }
+            #[inline(always)]
+            fn log1p(x: Self) -> Self {
+                x.ln_1p()
+            }
+            fn max_identity() -> Self {
+                <$t>::NEG_INFINITY
+            }
+            fn min_identity() -> Self {
+                <$t>::INFINITY
+            }
+        }
+    };
+}
+
+macro_rules! impl_int {
+    ($t:ty) => {
+        impl ElementwiseScalar for $t {
+            type RealPart = $t;
+            #[inline(always)]
+            fn add(a: Self, b: Self) -> Self {
+                a.wrapping_add(b)
+            }
+            #[inline(always)]
+            fn sub(a: Self, b: Self) -> Self {
+                a.wrapping_sub(b)
+            }
+            #[inline(always)]
+            fn mul(a: Self, b: Self) -> Self {
+                a.wrapping_mul(b)
+            }
+            #[inline(always)]
+            fn div(a: Self, b: Self) -> Self {
+                if b == 0 { -1 } else { a.wrapping_div(b) }
+            }
+            #[inline(always)]
+            fn rem(a: Self, b: Self) -> Self {
+                if b == 0 { a } else { a.wrapping_rem(b) }
+            }
+            fn pow(a: Self, b: Self) -> Self {
+                if b < 0 {
+                    // XLA: only ±1 survive a negative exponent.
+                    return match a {
+                        1 => 1,
+                        -1 => {
+                            if b & 1 == 0 {
+                                1
+                            } else {
+                                -1
+                            }
+                        }
+                        _ => 0,
+                    };
+                }
+                let (mut base, mut e, mut acc) = (a, b, 1 as $t);
+                while e > 0 {
+                    if e & 1 == 1 {
+                        acc = acc.wrapping_mul(base);
+                    }
+                    base = base.wrapping_mul(base);
+                    e >>= 1;
+                }
+                acc
+            }
+            #[inline(always)]
+            fn max(a: Self, b: Self) -> Self {
+                Ord::max(a, b)
+            }
+            #[inline(always)]
+            fn min(a: Self, b: Self) -> Self {
+                Ord::min(a, b)
+            }
+            #[inline(always)]
+            fn equal(a: Self, b: Self) -> bool {
+                a == b
+            }
+            #[inline(always)]
+            fn less(a: Self, b: Self) -> bool {
+                a < b
+            }
+            #[inline(always)]
+            fn less_eq(a: Self, b: Self) -> bool {
+                a <= b
+            }
+            #[inline(always)]
+            fn neg(x: Self) -> Self {
+                x.wrapping_neg()
+            }
+            #[inline(always)]
+            fn conj(x: Self) -> Self {
+                x
+            }
+            #[inline(always)]
+            fn abs(x: Self) -> Self {
+                x.wrapping_abs()
+            }
+            #[inline(always)]
+            fn abs_sq(x: Self) -> Self {
+                x.wrapping_mul(x)
+            }
+            #[inline(always)]
+            fn sign(x: Self) -> Self {
+                x.signum()
+            }
+            fn exp(x: Self) -> Self {
+                x
+            }
+            fn log(x: Self) -> Self {
+                x
+            }
+            fn sin(x: Self) -> Self {
+                x
+            }
+            fn cos(x: Self) -> Self {
+                x
+            }
+            fn tanh(x: Self) -> Self {
+                x
+            }
+            fn sqrt(x: Self) -> Self {
+                x
+            }
+            fn rsqrt(x: Self) -> Self {
+                x
+            }
+            fn expm1(x: Self) -> Self {
+                x
+            }
+            fn log1p(x: Self) -> Self {
+                x
+            }
+            fn max_identity() -> Self {
+                <$t>::MIN
+            }
+            fn min_identity() -> Self {
+                <$t>::MAX
+            }
+        }
+    };
+}
+
+macro_rules! impl_complex {
+    ($t:ty, $r:ty) => {
+        impl ElementwiseScalar for $t {
+            type RealPart = $r;
+            #[inline(always)]
+            fn add(a: Self, b: Self) -> Self {
+                a + b
+            }
+            #[inline(always)]
+            fn sub(a: Self, b: Self) -> Self {
+                a - b
+            }
+            #[inline(always)]
+            fn mul(a: Self, b: Self) -> Self {
+                a * b
+            }
+            #[inline(always)]
+            fn div(a: Self, b: Self) -> Self {
+                // Smith's algorithm: scales by the larger part of the divisor so that
+                // |b|² never overflows or underflows on its own.
+                if b.re.abs() >= b.im.abs() {
+                    let r = b.im / b.re;
+                    let den = b.re + b.im * r;
+                    <$t>::new((a.re + a.im * r) / den, (a.im - a.re * r) / den)
+                } else {
+                    let r = b.re / b.im;
+                    let den = b.re * r + b.im;
+                    <$t>::new((a.re * r + a.im) / den, (a.im * r - a.re) / den)
+                }
+            }
+            fn rem(a: Self, _b: Self) -> Self {
+                a
+            }
+            fn pow(a: Self, b: Self) -> Self {
+                if b.re == 0.0 && b.im == 0.0 {
+                    <$t>::new(1.0, 0.0)
+                } else if a.re == 0.0 && a.im == 0.0 && b.im == 0.0 && b.re > 0.0 {
+                    <$t>::new(0.0, 0.0)
+                } else {
+                    a.powc(b)
+                }
+            }
+            #[inline(always)]
+            fn max(a: Self, b: Self) -> Self {
+                if a.re.is_nan() || a.im.is_nan() {
+                    a
+                } else if b.re.is_nan() || b.im.is_nan() || (b.re, b.im) > (a.re, a.im) {
+                    b
+                } else {
+                    a
+                }
+            }
+            #[inline(always)]
+            fn min(a: Self, b: Self) -> Self {
+                if a.re.is_nan() || a.im.is_nan() {
+                    a
+                } else if b.re.is_nan() || b.im.is_nan() || (b.re, b.im) < (a.re, a.im) {
+                    b
+                } else {
+                    a
+                }
+            }
+            #[inline(always)]
+            fn equal(a: Self, b: Self) -> bool {
+                a == b
+            }
+            fn less(_a: Self, _b: Self) -> bool {
+                false
+            }
+            fn less_eq(_a: Self, _b: Self) -> bool {
+                false
+            }
+            #[inline(always)]
+            fn neg(x: Self) -> Self {
+                -x
+            }
+            #[inline(always)]
+            fn conj(x: Self) -> Self {
+                x.conj()
+            }
+            #[inline(always)]
+            fn abs(x: Self) -> $r {
+                x.norm()
+            }
+            #[inline(always)]
+            fn abs_sq(x: Self) -> $r {
+                x.re * x.re + x.im * x.im
+            }
+            fn sign(x: Self) -> Self {
+                if x.re == 0.0 && x.im == 0.0 { x } else { x / x.norm() }
+            }
+            fn exp(x: Self) -> Self {
+                x.exp()
+            }
+            fn log(x: Self) -> Self {
+                x.ln()
+            }
+            fn sin(x: Self) -> Self {
+                x.sin()
+            }
+            fn cos(x: Self) -> Self {
+                x.cos()
+            }
+            fn tanh(x: Self) -> Self {
+                x.tanh()
+            }
+            fn sqrt(x: Self) -> Self {
+                x.sqrt()
+            }
+            fn rsqrt(x: Self) -> Self {
+                <$t>::new(1.0, 0.0) / x.sqrt()
+            }
+            fn expm1(x: Self) -> Self {
+                // Real part as expm1(re)·cos(im) - 2·sin²(im/2): no cancellation near 0.
+                let half = (x.im * 0.5).sin();
+                <$t>::new(x.re.exp_m1() * x.im.cos() - 2.0 * half * half, x.re.exp() * x.im.sin())
+            }
+            fn log1p(x: Self) -> Self {
+                // |1 + z|² - 1 = re·(2 + re) + im², kept small near 0.
+                <$t>::new(0.5 * (x.re * (2.0 + x.re) + x.im * x.im).ln_1p(), x.im.atan2(1.0 + x.re))
+            }
+            fn max_identity() -> Self {
+                <$t>::new(<$r>::NEG_INFINITY, <$r>::NEG_INFINITY)
+            }
+            fn min_identity() -> Self {
+                <$t>::new(<$r>::INFINITY, <$r>::INFINITY)
+            }
+        }
+    };
+}
+
+impl_float!(f32);
+impl_float!(f64);
+impl_int!(i32);
+impl_int!(i64);
+impl_complex!(c32, f32);
+impl_complex!(c64, f64);
+
+impl ElementwiseScalar for bool {
+    type RealPart = bool;
+    fn add(a: Self, _b: Self) -> Self {
+        a
+    }
+    fn sub(a: Self, _b: Self) -> Self {
+        a
+    }
+    fn mul(a: Self, _b: Self) -> Self {
+        a
+    }
+    fn div(a: Self, _b: Self) -> Self {
+        a
+    }
+    fn rem(a: Self, _b: Self) -> Self {
+        a
+    }
+    fn pow(a: Self, _b: Self) -> Self {
+        a
+    }
+    #[inline(always)]
+    fn max(a: Self, b: Self) -> Self {
+        a | b
+    }
+    #[inline(always)]
+    fn min(a: Self, b: Self) -> Self {
+        a & b
+    }
+    #[inline(always)]
+    fn equal(a: Self, b: Self) -> bool {
+        a == b
+    }
+    #[inline(always)]
+    fn less(a: Self, b: Self) -> bool {
+        !a & b
+    }
+    #[inline(always)]
+    fn less_eq(a: Self, b: Self) -> bool {
+        !a | b
+    }
+    fn neg(x: Self) -> Self {
+        x
+    }
+    fn conj(x: Self) -> Self {
+        x
+    }
+    fn abs(x: Self) -> Self {
+        x
+    }
+    fn abs_sq(x: Self) -> Self {
+        x
+    }
+    fn sign(x: Self) -> Self {
+        x
+    }
+    fn exp(x: Self) -> Self {
+        x
+    }
+    fn log(x: Self) -> Self {
+        x
+    }
+    fn sin(x: Self) -> Self {
+        x
+    }
+    fn cos(x: Self) -> Self {
+        x
+    }
+    fn tanh(x: Self) -> Self {
+        x
+    }
+    fn sqrt(x: Self) -> Self {
+        x
+    }
+    fn rsqrt(x: Self) -> Self {
+        x
+    }
+    fn expm1(x: Self) -> Self {
+        x
+    }
+    fn log1p(x: Self) -> Self {
+        x
+    }
+    fn max_identity() -> Self {
+        false
+    }
+    fn min_identity() -> Self {
+        true
+    }
+}
