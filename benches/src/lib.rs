@@ -7,6 +7,12 @@
 //! its unit (GFLOP/s, GB/s, ns, x).
 #![deny(missing_docs)]
 
+pub mod cases;
+pub mod check;
+pub mod openblas;
+pub mod subject;
+pub mod suite;
+
 use std::time::{Duration, Instant};
 
 /// How long and how often to measure.

@@ -168,7 +168,8 @@ fn bench(args: &[String]) -> Result<(), String> {
         println!("note: {n}");
     }
     let summary = out_dir.join("summary.json");
-    std::fs::write(&summary, report::to_json(&cases)).map_err(|e| format!("cannot write {}: {e}", summary.display()))?;
+    std::fs::write(&summary, report::to_json(&cases))
+        .map_err(|e| format!("cannot write {}: {e}", summary.display()))?;
     let svg = out_dir.join("summary.svg");
     std::fs::write(&svg, report::to_svg(&cases)).map_err(|e| format!("cannot write {}: {e}", svg.display()))?;
     println!("wrote {} and {}", summary.display(), svg.display());

@@ -35,7 +35,8 @@ pub fn read_cases(path: &Path) -> Result<Vec<Case>, String> {
         if f.len() != 6 {
             return Err(format!("{}:{}: expected 6 tab-separated fields, got {}", path.display(), n + 1, f.len()));
         }
-        let num = |s: &str| s.parse::<f64>().map_err(|_| format!("{}:{}: `{s}` is not a number", path.display(), n + 1));
+        let num =
+            |s: &str| s.parse::<f64>().map_err(|_| format!("{}:{}: `{s}` is not a number", path.display(), n + 1));
         let (median, best) = (num(f[4])?, num(f[5])?);
         let idx = match cases.iter().position(|c| c.name == f[0]) {
             Some(i) => i,
@@ -178,7 +179,10 @@ pub fn to_svg(cases: &[Case]) -> String {
         label_w + plot_w + 80.0
     );
     let _ = writeln!(s, "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>");
-    let _ = writeln!(s, "<text x=\"10\" y=\"20\" font-size=\"14\">strata vs best peer (ratio &gt; 1: strata better; log scale)</text>");
+    let _ = writeln!(
+        s,
+        "<text x=\"10\" y=\"20\" font-size=\"14\">strata vs best peer (ratio &gt; 1: strata better; log scale)</text>"
+    );
     for tick in [0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0] {
         let x = x_of(tick);
         let stroke = if tick == 1.0 { "black" } else { "#ccc" };
@@ -192,7 +196,12 @@ pub fn to_svg(cases: &[Case]) -> String {
         let (left, width) = if x1 >= x0 { (x0, x1 - x0) } else { (x1, x0 - x1) };
         let color = if r >= 1.0 { "#2a9d8f" } else { "#e76f51" };
         let _ = writeln!(s, "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", label_w - 6.0, y + 14.0, c.name);
-        let _ = writeln!(s, "<rect x=\"{left}\" y=\"{}\" width=\"{width}\" height=\"{}\" fill=\"{color}\"/>", y + 3.0, row_h - 6.0);
+        let _ = writeln!(
+            s,
+            "<rect x=\"{left}\" y=\"{}\" width=\"{width}\" height=\"{}\" fill=\"{color}\"/>",
+            y + 3.0,
+            row_h - 6.0
+        );
         let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">{r:.2}x</text>", label_w + plot_w + 6.0, y + 14.0);
     }
     s.push_str("</svg>\n");
@@ -224,7 +233,11 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("xtask-report-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("r.tsv");
-        std::fs::write(&p, "sum\tGB/s\t1\tstrata\t10\t11\nsum\tGB/s\t1\trust_loop\t12\t12\nsum\tGB/s\t1\tnumpy\t5\t6\n").unwrap();
+        std::fs::write(
+            &p,
+            "sum\tGB/s\t1\tstrata\t10\t11\nsum\tGB/s\t1\trust_loop\t12\t12\nsum\tGB/s\t1\tnumpy\t5\t6\n",
+        )
+        .unwrap();
         let mut cases = read_cases(&p).unwrap();
         cases[0].ratio = ratio(&cases[0]);
         assert_eq!(cases[0].ratio, Some(2.0));
