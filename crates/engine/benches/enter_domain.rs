@@ -4,7 +4,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use strata_arbiter::ResourceArbiter;
+use strata_arbiter::{AdmissionRequest, ResourceArbiter};
 use strata_engine::{CpuPlacement, ManagedDomainRegistry};
 
 fn enter_domain(c: &mut Criterion) {
@@ -18,6 +18,12 @@ fn enter_domain(c: &mut Criterion) {
     let domain = registry.domain(&CpuPlacement::AllAllowed).expect("all-allowed domain");
 
     let mut group = c.benchmark_group("enter_domain");
+    // Reference: the arbiter alone, for the same CPU set, so the engine's share is visible.
+    let arbiter = ResourceArbiter::new();
+    let request = AdmissionRequest::Cpus(domain.cpus().expect("managed domains have CPUs").clone());
+    group.bench_function("arbiter_acquire_release_reference", |b| {
+        b.iter(|| black_box(arbiter.acquire(&request).expect("acquire")));
+    });
     group.bench_function("enter_and_drop", |b| {
         b.iter(|| black_box(domain.enter().expect("enter")));
     });

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use strata_arbiter::ResourceArbiter;
 use strata_pool::BufferPool;
-use strata_topology::CpuSet;
+use strata_topology::{CpuSet, CpuTopology, NumaNodeId};
 
 use crate::domain::{ArbiterHandle, CpuDomain, CpuDomainId, DomainAdmission, DomainOwnership, DomainParts};
 use crate::error::EngineError;
@@ -123,6 +123,8 @@ impl ExternalCpuDomain {
 #[derive(Debug)]
 pub struct ExternalDomainRegistryBuilder {
     process_mask: CpuSet,
+    // The topology's usable nodes, when the registry was built against a topology.
+    nodes: Option<Vec<(NumaNodeId, CpuSet)>>,
     domains: Vec<ExternalCpuDomain>,
     default: Option<CpuDomainId>,
     arbiter: Option<Arc<ResourceArbiter>>,
@@ -151,6 +153,7 @@ impl ExternalDomainRegistryBuilder {
     /// [`EngineError::EmptyRegistry`], then per domain in registration order
     /// [`EngineError::DuplicateDomainId`], [`EngineError::DuplicatePlacement`],
     /// [`EngineError::CpusOutsideMask`], [`EngineError::ExactAllAllowedMismatch`],
+    /// (with a topology) [`EngineError::UnknownNumaNode`] / [`EngineError::ExactNodeMismatch`],
     /// [`EngineError::ZeroBudget`] / [`EngineError::BudgetExceedsCpus`], and finally
     /// [`EngineError::MissingDefault`].
     pub fn build(self) -> Result<ExternalDomainRegistry, EngineError> {
@@ -170,6 +173,9 @@ impl ExternalDomainRegistryBuilder {
                 });
             }
             validate_declared(d, &self.process_mask)?;
+            if let Some(nodes) = &self.nodes {
+                validate_node(d, nodes)?;
+            }
         }
         let default = match &self.default {
             Some(id) => self.domains.iter().position(|d| &d.id == id),
@@ -180,6 +186,31 @@ impl ExternalDomainRegistryBuilder {
         let domains = self.domains.into_iter().map(|d| into_domain(d, &arbiter)).collect();
         Ok(ExternalDomainRegistry { domains, default })
     }
+}
+
+/// With a topology: a node placement names a usable node, and an exact node domain
+/// declares exactly that node's allowed CPUs.
+fn validate_node(d: &ExternalCpuDomain, nodes: &[(NumaNodeId, CpuSet)]) -> Result<(), EngineError> {
+    let CpuPlacement::NumaNode(node) = d.placement else {
+        return Ok(());
+    };
+    let Some((_, node_cpus)) = nodes.iter().find(|(n, _)| *n == node) else {
+        return Err(EngineError::UnknownNumaNode {
+            node,
+            available: nodes.iter().map(|(n, _)| n.to_string()).collect::<Vec<_>>().join(", "),
+        });
+    };
+    if let ExternalAdmission::Cooperative { cpus, guarantee: CpuPlacementGuarantee::Exact } = &d.admission
+        && cpus != node_cpus
+    {
+        return Err(EngineError::ExactNodeMismatch {
+            id: d.id.clone(),
+            node,
+            declared: cpus.clone(),
+            node_cpus: node_cpus.clone(),
+        });
+    }
+    Ok(())
 }
 
 fn validate_declared(d: &ExternalCpuDomain, mask: &CpuSet) -> Result<(), EngineError> {
@@ -245,7 +276,21 @@ pub struct ExternalDomainRegistry {
 impl ExternalDomainRegistry {
     /// A builder validating against the process affinity mask `process_mask`.
     pub fn builder(process_mask: CpuSet) -> ExternalDomainRegistryBuilder {
-        ExternalDomainRegistryBuilder { process_mask, domains: Vec::new(), default: None, arbiter: None }
+        ExternalDomainRegistryBuilder { process_mask, nodes: None, domains: Vec::new(), default: None, arbiter: None }
+    }
+
+    /// A builder validating against `topology`: its allowed CPUs are the mask, and node
+    /// placements are checked against its nodes as well ([`EngineError::UnknownNumaNode`];
+    /// [`EngineError::ExactNodeMismatch`] when an exact node domain declares other CPUs
+    /// than the node's allowed ones).
+    pub fn builder_for_topology(topology: &CpuTopology) -> ExternalDomainRegistryBuilder {
+        ExternalDomainRegistryBuilder {
+            process_mask: crate::topology_view::allowed_cpus(topology),
+            nodes: Some(crate::topology_view::numa_nodes(topology).unwrap_or_default()),
+            domains: Vec::new(),
+            default: None,
+            arbiter: None,
+        }
     }
 
     /// The default domain (serves `Auto`).

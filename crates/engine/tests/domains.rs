@@ -91,7 +91,7 @@ fn entering_runs_work_pinned_and_holds_the_permit() {
     {
         let entry = d.enter().unwrap();
         assert!(!entry.runs_inline());
-        assert_eq!(entry.permit().and_then(|p| p.cpus()), Some(&mask));
+        assert_eq!(entry.permit().map(|p| p.cpu_ids()), Some(mask.as_slice()));
         assert_eq!(entry.budget(), d.budget());
         assert!(inside_domain_execution());
         let ok = AtomicUsize::new(0);

@@ -245,3 +245,41 @@ fn an_empty_cpu_set_cannot_reach_the_engine() {
     assert!("".parse::<CpuSet>().is_err());
     assert!(" ".parse::<CpuSet>().is_err());
 }
+
+#[test]
+fn against_a_topology_node_domains_must_match_their_node() {
+    use strata_topology::{SyntheticTopology, TopologySource};
+    let topo = SyntheticTopology::new(2, 4, 1).unwrap().load().unwrap();
+    let ok = ExternalDomainRegistry::builder_for_topology(&topo)
+        .domain(node(0, "0-3"))
+        .domain(node(1, "4-7"))
+        .default_domain("node0")
+        .build();
+    assert!(ok.is_ok(), "{ok:?}");
+    match ExternalDomainRegistry::builder_for_topology(&topo).domain(node(1, "4-6")).default_domain("node1").build() {
+        Err(EngineError::ExactNodeMismatch { node, declared, node_cpus, .. }) => {
+            assert_eq!(node, NumaNodeId(1));
+            assert_eq!((declared, node_cpus), (set("4-6"), set("4-7")));
+        }
+        other => panic!("expected ExactNodeMismatch, got {other:?}"),
+    }
+    match ExternalDomainRegistry::builder_for_topology(&topo).domain(node(3, "0-1")).default_domain("node3").build() {
+        Err(EngineError::UnknownNumaNode { node, available }) => {
+            assert_eq!(node, NumaNodeId(3));
+            assert_eq!(available, "0, 1");
+        }
+        other => panic!("expected UnknownNumaNode, got {other:?}"),
+    }
+    // The topology's allowed CPUs are the mask.
+    let outside = ExternalCpuDomain::cooperative(
+        "x",
+        CpuPlacement::AllAllowed,
+        set("0-8"),
+        CpuPlacementGuarantee::Advisory,
+        exec(),
+    );
+    assert!(matches!(
+        ExternalDomainRegistry::builder_for_topology(&topo).domain(outside).default_domain("x").build(),
+        Err(EngineError::CpusOutsideMask { .. })
+    ));
+}

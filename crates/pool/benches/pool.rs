@@ -1,5 +1,12 @@
 //! Acquire + release of a retained 8 MiB buffer against a fresh allocation plus first
 //! write of 8 MiB (the cost the pool exists to avoid).
+//!
+//! Note on the "fresh" cases: glibc raises its mmap threshold dynamically after the
+//! first 8 MiB chunk is freed, and then recycles that chunk itself, so within this loop
+//! a "fresh" `Vec` gets warm, already-faulted memory. To measure really fresh pages (the
+//! situation of a long-running process with a fragmented heap, or any allocation above
+//! glibc's 32 MiB ceiling), run with
+//! `GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072 cargo bench -p strata-pool`.
 
 use std::hint::black_box;
 
@@ -49,6 +56,15 @@ fn retained_vs_fresh(c: &mut Criterion) {
         b.iter(|| {
             let mut v: Vec<f64> = Vec::with_capacity(black_box(LEN));
             v.resize(LEN, 1.0);
+            black_box(&v[LEN - 1]);
+        })
+    });
+    // What an output buffer costs without a pool today: `vec![zero; n]` and then the
+    // kernel's write (when glibc recycles the freed chunk, calloc must memset it).
+    g.bench_function("fresh_vec_zeroed_plus_write", |b| {
+        b.iter(|| {
+            let mut v = vec![0.0f64; black_box(LEN)];
+            v.fill(1.0);
             black_box(&v[LEN - 1]);
         })
     });

@@ -189,7 +189,7 @@ fn recycle_fresh<T: Scalar>(pool: &BufferPool, len: usize, spare: usize) -> (usi
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(ProptestConfig::with_cases(256))]
     #[test]
     fn pool_follows_the_model_and_the_cap_always_holds(
         cap in prop_oneof![Just(0usize), 0..20_000usize, 20_000..80_000usize],

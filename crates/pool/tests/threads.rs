@@ -8,7 +8,7 @@ use std::time::Duration;
 use strata_pool::{BufferLoan, BufferPool};
 
 const THREADS: usize = 8;
-const OPS: usize = 400;
+const OPS: usize = 3000;
 const WAIT: Duration = Duration::from_secs(60);
 
 /// A small deterministic generator, one per thread.

@@ -37,6 +37,7 @@ mod layout;
 mod scalar;
 pub mod shape;
 mod tensor;
+mod traits;
 mod view;
 
 pub use access::{TensorRead, TensorWrite};
@@ -47,4 +48,5 @@ pub use layout::Layout;
 pub use num_complex::Complex;
 pub use scalar::{Scalar, c32, c64};
 pub use tensor::{Tensor, TypedTensor};
+pub use traits::*;
 pub use view::{TensorView, TensorViewMut, TypedView, TypedViewMut};

@@ -1,0 +1,135 @@
+//! Pool and cache controls, sharing between clones, incompatible bundles, profiling.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::fixture_backend;
+use strata_backend::prelude::*;
+use strata_backend::{CacheLimits, CpuProviderBundle};
+use strata_provider::{GemmDTypes, GemmError, GemmProvider, PlacementControl, ProviderCapabilities, ThreadControl};
+
+fn tensor(data: Vec<f64>, shape: &[usize]) -> Tensor {
+    Tensor::from(TypedTensor::from_vec(data, shape).unwrap())
+}
+
+#[test]
+fn buffer_pool_limit_stats_and_reset_are_shared_by_clones() {
+    let b = CpuBackend::with_threads(1).unwrap();
+    let c = b.clone();
+    b.set_buffer_pool_limit(1 << 20);
+    assert_eq!(c.buffer_pool_limit(), 1 << 20);
+    assert_eq!(c.buffer_pool_stats().cap_bytes, 1 << 20);
+    let before = c.buffer_pool_stats().buffers;
+    b.recycle(tensor(vec![0.0; 64], &[64]));
+    assert_eq!(c.buffer_pool_stats().buffers, before + 1);
+    c.reset_buffer_pool();
+    assert_eq!(b.buffer_pool_stats().buffers, 0);
+    b.set_buffer_pool_limit(0);
+    b.recycle(tensor(vec![0.0; 64], &[64]));
+    assert_eq!(b.buffer_pool_stats().buffers, 0);
+}
+
+#[test]
+fn indexed_plan_cache_limits_apply_to_current_and_future_domains() {
+    let (b, _) = fixture_backend(2, 2, 1);
+    let t = tensor((0..8).map(f64::from).collect(), &[2, 4]);
+    let idx = Tensor::from(TypedTensor::from_vec(vec![1i64], &[1, 1]).unwrap());
+    b.gather((&t).into(), (&idx).into(), &GatherConfig::rows(2, 4)).unwrap();
+    b.gather((&t).into(), (&idx).into(), &GatherConfig::rows(2, 4)).unwrap();
+    let s = b.indexed_plan_cache_stats();
+    assert_eq!((s.entries, s.hits, s.misses), (1, 1, 1));
+    let limits = CacheLimits::new(0, 0);
+    b.set_indexed_plan_cache_limits(limits);
+    assert_eq!(b.indexed_plan_cache_limits(), limits);
+    assert_eq!(b.indexed_plan_cache_stats().entries, 0);
+    // A domain built after the change gets the new limits.
+    let node = b.for_placement(CpuPlacement::NumaNode(NumaNodeId(1))).unwrap();
+    node.gather((&t).into(), (&idx).into(), &GatherConfig::rows(2, 4)).unwrap();
+    assert_eq!(node.indexed_plan_cache_stats().entries, 0);
+    b.set_indexed_plan_cache_limits(CacheLimits::new(16, 1 << 20));
+    node.gather((&t).into(), (&idx).into(), &GatherConfig::rows(2, 4)).unwrap();
+    assert_eq!(b.indexed_plan_cache_stats().entries, 1);
+    b.clear_indexed_plan_cache();
+    let s = b.indexed_plan_cache_stats();
+    assert_eq!(s.entries, 0);
+    assert!(s.clears >= 1);
+}
+
+#[test]
+fn contraction_cache_is_shared_by_clones_and_clearable() {
+    let b = CpuBackend::with_threads(1).unwrap();
+    b.clear_contraction_cache();
+    let before = b.contraction_cache_stats();
+    let c = b.clone();
+    let x = tensor(vec![1.0, 2.0, 3.0, 4.0], &[2, 2]);
+    b.matmul((&x).into(), (&x).into()).unwrap();
+    c.matmul((&x).into(), (&x).into()).unwrap();
+    let after = c.contraction_cache_stats();
+    assert_eq!(after.lookups() - before.lookups(), 2);
+    assert!(after.hits > before.hits, "the clone's lookup hit the analysis cached by the original");
+    b.clear_contraction_cache();
+    let cleared = c.contraction_cache_stats();
+    assert_eq!(cleared.entries, 0);
+    assert_eq!(cleared.clears, after.clears + 1);
+}
+
+/// A provider that owns its own threads (like a multithreaded BLAS), which cannot keep an
+/// exact pinning without an exclusive permit.
+#[derive(Debug)]
+struct OwnThreadsProvider;
+
+impl GemmProvider for OwnThreadsProvider {
+    fn capabilities(&self) -> ProviderCapabilities {
+        ProviderCapabilities {
+            name: "own-threads".into(),
+            threads: ThreadControl::GlobalOnly,
+            placement: PlacementControl::OwnWorkers,
+            dtypes: GemmDTypes::ALL,
+            needs_unit_stride: false,
+        }
+    }
+
+    fn gemm_f64(&self, _job: &mut strata_provider::BatchedGemm<'_, f64>, _threads: usize) -> Result<(), GemmError> {
+        Err(GemmError::unsupported("own-threads", "test double"))
+    }
+}
+
+#[test]
+fn an_incompatible_bundle_is_refused_for_lazily_built_node_domains_too() {
+    let (b, _) = fixture_backend(2, 2, 1);
+    let bundle =
+        CpuProviderBundle::builder(ProviderKind::Injected).provider(Arc::new(OwnThreadsProvider)).build().unwrap();
+    let err = b.with_provider_bundle(bundle).unwrap_err();
+    assert!(matches!(err, CpuBackendError::Placement { .. }), "{err:?}");
+    let e: strata_tensor::Error = err.into();
+    assert!(e.message().contains("own-threads"), "{}", e.message());
+    // A compatible bundle is accepted and changes the identity.
+    let ok = b.with_provider_bundle(CpuProviderBundle::new(ProviderKind::Faer).unwrap()).unwrap();
+    assert_ne!(ok.runtime_identity(), b.runtime_identity());
+}
+
+#[test]
+fn profiling_counts_ops_and_exports_chrome_trace() {
+    let b = CpuBackend::with_threads(1).unwrap();
+    b.set_profiling(true);
+    assert!(b.profiling());
+    b.reset_profile();
+    let x = tensor(vec![1.0, 2.0], &[2]);
+    for _ in 0..3 {
+        b.add((&x).into(), (&x).into()).unwrap();
+    }
+    b.with_session(|s| s.sum((&x).into(), &[0]).unwrap()).unwrap();
+    let report = b.profile_report();
+    assert_eq!(report.op("add").map(|o| o.count), Some(3));
+    assert_eq!(report.op("reduce_sum").map(|o| o.count), Some(1));
+    assert_eq!(report.events.len(), 4);
+    let text = report.to_string();
+    assert!(text.contains("add") && text.contains("reduce_sum"));
+    let json = report.to_chrome_trace();
+    assert!(json.starts_with("{\"traceEvents\":[{\"name\":\"add\""));
+    assert_eq!(json.matches("\"ph\":\"X\"").count(), 4);
+    b.set_profiling(false);
+    b.add((&x).into(), (&x).into()).unwrap();
+    assert_eq!(b.profile_report().op("add").map(|o| o.count), Some(3));
+}
