@@ -7,7 +7,7 @@ use std::sync::Barrier;
 use std::time::Instant;
 
 use ndarray::Array1;
-use strata_kernels::elementwise::binary_into;
+use strata_backend::ElementwiseOps;
 use strata_tensor::TypedTensor;
 use strata_tensor::config::BinaryOp;
 
@@ -40,11 +40,9 @@ struct StrataWorker {
 impl Worker for StrataWorker {
     fn step(&mut self) {
         let Self { strata, a, b, out, failure } = self;
-        let r = strata.run(SMALL, |ctx| binary_into(ctx, BinaryOp::Add, (&*a).into(), (&*b).into(), out.into()));
-        match r {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => drop(failure.get_or_insert(e.to_string())),
-            Err(e) => drop(failure.get_or_insert(e)),
+        let r = strata.backend().binary_into(BinaryOp::Add, (&*a).into(), (&*b).into(), out.into());
+        if let Err(e) = r {
+            failure.get_or_insert(e.to_string());
         }
     }
     fn failure(&self) -> Option<String> {
@@ -134,7 +132,8 @@ fn measure(suite: &mut Suite) -> Result<(), String> {
             TypedTensor::from_vec(b, &[SMALL]).map_err(|e| e.to_string())?,
         );
         let mut out = TypedTensor::<f64>::zeros(&[SMALL]).map_err(|e| e.to_string())?;
-        s.run(SMALL, |ctx| binary_into(ctx, BinaryOp::Add, (&ta).into(), (&tb).into(), (&mut out).into()))?
+        s.backend()
+            .binary_into(BinaryOp::Add, (&ta).into(), (&tb).into(), (&mut out).into())
             .map_err(|e| e.to_string())?;
         close("strata", out.data(), &want, 0.0)?;
     }

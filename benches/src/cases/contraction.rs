@@ -5,7 +5,7 @@
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
 use ndarray::ArrayView2;
-use strata_kernels::contraction::dot_general;
+use strata_backend::ContractionOps;
 use strata_tensor::config::DotGeneralConfig;
 use strata_tensor::{Tensor, TypedTensor};
 
@@ -72,9 +72,7 @@ fn measure(suite: &mut Suite, c: &Contraction) -> Result<(), String> {
         ArrayView2::from_shape((c.m, c.k), &a).map_err(|e| e.to_string())?,
         ArrayView2::from_shape((c.k, c.n), &b).map_err(|e| e.to_string())?,
     );
-    let strata_call = || {
-        strata.run(c.m * c.k * c.n, |ctx| dot_general(ctx, (&lhs).into(), (&rhs).into(), &c.config, false, false, None))
-    };
+    let strata_call = || strata.backend().dot_general((&lhs).into(), (&rhs).into(), &c.config, false, false);
     let mut faer_out = vec![0.0; c.m * c.n];
     let faer_call = |out: &mut [f64]| {
         let cm = MatMut::from_row_major_slice_mut(out, c.m, c.n);
@@ -84,7 +82,7 @@ fn measure(suite: &mut Suite, c: &Contraction) -> Result<(), String> {
 
     // Untimed check against faer (the matrix product is the same contraction).
     faer_call(&mut faer_out);
-    let got = strata_call()?.map_err(|e| e.to_string())?;
+    let got = strata_call().map_err(|e| e.to_string())?;
     let got = got.as_typed::<f64>().map_err(|e| e.to_string())?;
     close("strata", got.data(), &faer_out, 1e-10)?;
     let nd = a2.dot(&b2);

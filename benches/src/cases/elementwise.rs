@@ -4,8 +4,7 @@
 
 use ndarray::{Array1, Zip};
 use rayon::prelude::*;
-use strata_kernels::elementwise::{binary, binary_into, unary_into};
-use strata_kernels::reduction::reduce;
+use strata_backend::{BufferOps, ElementwiseOps, ReductionOps};
 use strata_tensor::TypedTensor;
 use strata_tensor::config::{BinaryOp, ReduceOp, UnaryOp};
 
@@ -81,11 +80,11 @@ impl Fixture {
 fn add_into(f: &Fixture, suite: &mut Suite, case: &str) -> Result<(), String> {
     let mut out = TypedTensor::<f64>::zeros(&[LEN]).map_err(|e| e.to_string())?;
     let strata_call = |out: &mut TypedTensor<f64>| {
-        f.strata.run(LEN, |ctx| binary_into(ctx, BinaryOp::Add, (&f.a).into(), (&f.b).into(), out.into()))
+        f.strata.backend().binary_into(BinaryOp::Add, (&f.a).into(), (&f.b).into(), out.into())
     };
     let mut want = vec![0.0; LEN];
     f.loop_add(&mut want);
-    strata_call(&mut out)?.map_err(|e| e.to_string())?;
+    strata_call(&mut out).map_err(|e| e.to_string())?;
     close("strata", out.data(), &want, 0.0)?;
     let mut nd_out = Array1::<f64>::zeros(LEN);
     Zip::from(&mut nd_out).and(&f.nd_a).and(&f.nd_b).for_each(|c, &a, &b| *c = a + b);
@@ -103,18 +102,23 @@ fn add_into(f: &Fixture, suite: &mut Suite, case: &str) -> Result<(), String> {
 }
 
 fn add_alloc(f: &Fixture, suite: &mut Suite, case: &str) -> Result<(), String> {
-    let strata_call = || f.strata.run(LEN, |ctx| binary(ctx, BinaryOp::Add, (&f.a).into(), (&f.b).into()));
+    // The output goes back to strata's pool after each call (BufferOps::recycle), so the
+    // pool is warm: this measures an allocating add as a steady-state program sees it.
+    let strata_call = || f.strata.backend().binary(BinaryOp::Add, (&f.a).into(), (&f.b).into());
     let mut want = vec![0.0; LEN];
     f.loop_add(&mut want);
-    let got = strata_call()?.map_err(|e| e.to_string())?;
+    let got = strata_call().map_err(|e| e.to_string())?;
     close("strata", got.as_typed::<f64>().map_err(|e| e.to_string())?.data(), &want, 0.0)?;
-    drop(got);
+    f.strata.backend().recycle(got);
     let nd = &f.nd_a + &f.nd_b;
     close("ndarray", nd.as_slice().unwrap_or(&[]), &want, 0.0)?;
 
     let mut failure = None;
     let mut parties = vec![
-        Party::new("strata", || consume(&mut failure, strata_call())),
+        Party::new("strata", || match strata_call() {
+            Ok(t) => f.strata.backend().recycle(std::hint::black_box(t)),
+            Err(e) => drop(failure.get_or_insert(e.to_string())),
+        }),
         Party::new("ndarray", || drop(std::hint::black_box(&f.nd_a + &f.nd_b))),
     ];
     suite.measure(case, Unit::GigabytePerSecond, &mut parties, gbps(24.0 * LEN as f64));
@@ -142,9 +146,9 @@ fn loop_sum(pool: &rayon::ThreadPool, a: &[f64]) -> f64 {
 }
 
 fn sum(f: &Fixture, suite: &mut Suite, case: &str) -> Result<(), String> {
-    let strata_call = || f.strata.run(LEN, |ctx| reduce(ctx, ReduceOp::Sum, (&f.a).into(), &[0]));
+    let strata_call = || f.strata.backend().reduce(ReduceOp::Sum, (&f.a).into(), &[0]);
     let want = loop_sum(&f.pool, f.a.data());
-    let got = strata_call()?.map_err(|e| e.to_string())?;
+    let got = strata_call().map_err(|e| e.to_string())?;
     close("strata", got.as_typed::<f64>().map_err(|e| e.to_string())?.data(), &[want], 1e-12)?;
     close("ndarray", &[f.nd_a.sum()], &[want], 1e-12)?;
 
@@ -166,7 +170,7 @@ fn sum(f: &Fixture, suite: &mut Suite, case: &str) -> Result<(), String> {
 fn exp(f: &Fixture, suite: &mut Suite, case: &str) -> Result<(), String> {
     let mut out = TypedTensor::<f64>::zeros(&[LEN]).map_err(|e| e.to_string())?;
     let strata_call =
-        |out: &mut TypedTensor<f64>| f.strata.run(LEN, |ctx| unary_into(ctx, UnaryOp::Exp, (&f.a).into(), out.into()));
+        |out: &mut TypedTensor<f64>| f.strata.backend().unary_into(UnaryOp::Exp, (&f.a).into(), out.into());
     let loop_exp = |c: &mut [f64]| {
         let a = f.a.data();
         f.pool.install(|| {
@@ -179,7 +183,7 @@ fn exp(f: &Fixture, suite: &mut Suite, case: &str) -> Result<(), String> {
     };
     let mut want = vec![0.0; LEN];
     loop_exp(&mut want);
-    strata_call(&mut out)?.map_err(|e| e.to_string())?;
+    strata_call(&mut out).map_err(|e| e.to_string())?;
     close("strata", out.data(), &want, 1e-15)?;
     // ndarray's mapv, writing into a preallocated array (the same work as the others).
     let mut nd_out = Array1::<f64>::zeros(LEN);

@@ -1,12 +1,13 @@
-//! Dense GEMM, 1024 × 1024 × 1024: strata (through its provider bundle, inside its CPU
-//! domain) beside faer called directly and OpenBLAS's CBLAS, at one thread and at tmax.
+//! Dense GEMM, 1024 × 1024 × 1024: strata (the facade's `dot_general_into`, which runs
+//! its provider inside its CPU domain) beside faer called directly (inside a Rayon pool of
+//! the same size) and OpenBLAS's CBLAS, at one thread and at tmax.
 
 use faer::linalg::matmul::matmul;
 use faer::traits::ComplexField;
 use faer::{Accum, MatMut, MatRef, Par};
 use num_complex::Complex;
 use strata_provider::GemmScalar;
-use strata_tensor::c64;
+use strata_tensor::{Tensor, TypedTensor, c64};
 
 use crate::check::{Parts, close};
 use crate::openblas::{self, BlasGemm};
@@ -80,19 +81,21 @@ fn measure<T: GemmCase>(suite: &mut Suite, case: &str, threads: usize) -> Result
     // One untimed check: all parties agree with faer's sequential result.
     let mut want = vec![zero; N * N];
     faer_gemm(&a, &b, &mut want, Par::Seq);
+    let tensor = |v: &[T]| TypedTensor::from_vec(v.to_vec(), &[N, N]).map(Tensor::from).map_err(|e| e.to_string());
+    let (ta, tb, mut tc) = (tensor(&a)?, tensor(&b)?, tensor(&vec![zero; N * N])?);
+    strata.matmul_into(&ta, &tb, &mut tc)?;
+    close("strata", tc.as_typed::<T>().map_err(|e| e.to_string())?.data(), &want, T::TOL)?;
     let mut got = vec![zero; N * N];
-    strata.gemm(N, &a, &b, &mut got)?;
-    close("strata", &got, &want, T::TOL)?;
     if openblas::AVAILABLE {
         T::blas_gemm(N, &a, &b, &mut got)?;
         close("openblas", &got, &want, T::TOL)?;
     }
 
-    let (mut c_strata, mut c_faer, mut c_blas) = (vec![zero; N * N], vec![zero; N * N], vec![zero; N * N]);
+    let (mut c_faer, mut c_blas) = (vec![zero; N * N], vec![zero; N * N]);
     let mut failure = None;
     let mut parties = vec![
         Party::new("strata", || {
-            if let Err(e) = strata.gemm(N, &a, &b, &mut c_strata) {
+            if let Err(e) = strata.matmul_into(&ta, &tb, &mut tc) {
                 failure.get_or_insert(e);
             }
         }),

@@ -5,8 +5,7 @@ use std::hint::black_box;
 
 use ndarray::{Array1, Array2};
 use strata_arbiter::{AdmissionRequest, ResourceArbiter};
-use strata_kernels::contraction::dot_general;
-use strata_kernels::elementwise::binary;
+use strata_backend::{ContractionOps, ElementwiseOps};
 use strata_pool::BufferPool;
 use strata_tensor::config::{BinaryOp, DotGeneralConfig};
 use strata_tensor::{Tensor, TypedTensor};
@@ -46,8 +45,8 @@ fn one_element(v: f64) -> Result<Tensor, String> {
 fn tiny_add(suite: &mut Suite, case: &str) -> Result<(), String> {
     let strata = Strata::with_threads(suite.threads)?;
     let (a, b) = (one_element(1.5)?, one_element(2.25)?);
-    let strata_call = || strata.run(1, |ctx| binary(ctx, BinaryOp::Add, (&a).into(), (&b).into()));
-    let got = strata_call()?.map_err(|e| e.to_string())?;
+    let strata_call = || strata.backend().binary(BinaryOp::Add, (&a).into(), (&b).into());
+    let got = strata_call().map_err(|e| e.to_string())?;
     close("strata", got.as_typed::<f64>().map_err(|e| e.to_string())?.data(), &[3.75], 0.0)?;
     let (na, nb) = (Array1::from_vec(vec![1.5]), Array1::from_vec(vec![2.25]));
     close("ndarray", (&na + &nb).as_slice().unwrap_or(&[]), &[3.75], 0.0)?;
@@ -67,19 +66,20 @@ fn tiny_add_session(suite: &mut Suite, case: &str) -> Result<(), String> {
     let (a, b) = (one_element(1.5)?, one_element(2.25)?);
     let (na, nb) = (Array1::from_vec(vec![1.5]), Array1::from_vec(vec![2.25]));
     let config = suite.config;
-    let timings = strata.session(1, |session| -> Result<_, String> {
-        let call = || session.run(|ctx| binary(ctx, BinaryOp::Add, (&a).into(), (&b).into()));
+    let session_result = strata.backend().with_session(|session| -> Result<_, String> {
+        let call = || session.binary(BinaryOp::Add, (&a).into(), (&b).into());
         let got = call().map_err(|e| e.to_string())?;
         close("strata", got.as_typed::<f64>().map_err(|e| e.to_string())?.data(), &[3.75], 0.0)?;
         let mut failure = None;
         let mut parties = vec![
-            Party::new("strata", || consume(&mut failure, Ok(call()))),
+            Party::new("strata", || consume(&mut failure, call())),
             Party::new("ndarray", || drop(black_box(&na + &nb))),
         ];
         let timings = crate::measure(config, &mut parties);
         drop(parties);
         failure.map_or(Ok(timings), Err)
-    })??;
+    });
+    let timings = session_result.map_err(|e| format!("with_session: {e}"))??;
     eprintln!("  {case}");
     for (who, t) in timings {
         suite.record(case, Unit::Nanoseconds, who, t, |s| s);
@@ -94,8 +94,8 @@ fn matmul_2x2(suite: &mut Suite, case: &str) -> Result<(), String> {
     let a = TypedTensor::from_vec(va.clone(), &[2, 2]).map(Tensor::from).map_err(|e| e.to_string())?;
     let b = TypedTensor::from_vec(vb.clone(), &[2, 2]).map(Tensor::from).map_err(|e| e.to_string())?;
     let config = DotGeneralConfig::matmul();
-    let strata_call = || strata.run(8, |ctx| dot_general(ctx, (&a).into(), (&b).into(), &config, false, false, None));
-    let got = strata_call()?.map_err(|e| e.to_string())?;
+    let strata_call = || strata.backend().dot_general((&a).into(), (&b).into(), &config, false, false);
+    let got = strata_call().map_err(|e| e.to_string())?;
     close("strata", got.as_typed::<f64>().map_err(|e| e.to_string())?.data(), &want, 0.0)?;
     let (na, nb) = (
         Array2::from_shape_vec((2, 2), va.clone()).map_err(|e| e.to_string())?,

@@ -3,8 +3,7 @@
 
 use ndarray::{Array2, ArrayD, Axis, IxDyn};
 use rayon::prelude::*;
-use strata_kernels::indexing::gather;
-use strata_kernels::structural::transpose;
+use strata_backend::{IndexingOps, StructuralOps};
 use strata_tensor::config::GatherConfig;
 use strata_tensor::{Tensor, TypedTensor};
 
@@ -58,11 +57,11 @@ fn permute(suite: &mut Suite, case: &str) -> Result<(), String> {
     let data = random_f64(len, 31);
     let x = Tensor::from(TypedTensor::from_vec(data.clone(), &PERMUTE_SHAPE).map_err(|e| e.to_string())?);
     let nd = ArrayD::from_shape_vec(IxDyn(&PERMUTE_SHAPE), data.clone()).map_err(|e| e.to_string())?;
-    let strata_call = || strata.run(len, |ctx| transpose(ctx, (&x).into(), &PERM));
+    let strata_call = || strata.backend().transpose((&x).into(), &PERM);
     let nd_call = || nd.view().permuted_axes(IxDyn(&PERM)).as_standard_layout().into_owned();
 
     let want = permute_reference(&data);
-    let got = strata_call()?.map_err(|e| e.to_string())?;
+    let got = strata_call().map_err(|e| e.to_string())?;
     close("strata", got.as_typed::<f64>().map_err(|e| e.to_string())?.data(), &want, 0.0)?;
     drop(got);
     close("ndarray", nd_call().as_slice().unwrap_or(&[]), &want, 0.0)?;
@@ -95,8 +94,7 @@ fn gather_rows(suite: &mut Suite, case: &str) -> Result<(), String> {
         Tensor::from(TypedTensor::from_vec(table_data.clone(), &[TABLE_ROWS, ROW_LEN]).map_err(|e| e.to_string())?);
     let indices = Tensor::from(TypedTensor::from_vec(rows.clone(), &[GATHERED, 1]).map_err(|e| e.to_string())?);
     let config = GatherConfig::rows(2, ROW_LEN);
-    let strata_call =
-        || strata.run(GATHERED * ROW_LEN, |ctx| gather(ctx, &(&table).into(), &(&indices).into(), &config, None));
+    let strata_call = || strata.backend().gather((&table).into(), (&indices).into(), &config);
     let nd_table = Array2::from_shape_vec((TABLE_ROWS, ROW_LEN), table_data.clone()).map_err(|e| e.to_string())?;
     let nd_rows: Vec<usize> = rows.iter().map(|&r| r as usize).collect();
     let loop_gather = |out: &mut [f64]| {
@@ -107,7 +105,7 @@ fn gather_rows(suite: &mut Suite, case: &str) -> Result<(), String> {
 
     let mut want = vec![0.0; GATHERED * ROW_LEN];
     loop_gather(&mut want);
-    let got = strata_call()?.map_err(|e| e.to_string())?;
+    let got = strata_call().map_err(|e| e.to_string())?;
     close("strata", got.as_typed::<f64>().map_err(|e| e.to_string())?.data(), &want, 0.0)?;
     drop(got);
     close("ndarray", nd_table.select(Axis(0), &nd_rows).as_slice().unwrap_or(&[]), &want, 0.0)?;
