@@ -35,7 +35,8 @@ pub fn close<T: Parts>(who: &str, got: &[T], want: &[T], rel_tol: f64) -> Result
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         let (g, w) = (g.parts(), w.parts());
         let err = magnitude((g.0 - w.0, g.1 - w.1));
-        if !(err <= rel_tol * scale) {
+        // NaN anywhere fails: it is not within any tolerance.
+        if err.is_nan() || err > rel_tol * scale {
             return Err(format!(
                 "{who}: element {i} is {g:?}, the reference has {w:?} (tolerance {rel_tol} × {scale})"
             ));

@@ -112,12 +112,15 @@ fn loop_worker() -> Result<Box<dyn Worker>, String> {
     Ok(Box::new(LoopWorker(random_f64(SMALL, 51), random_f64(SMALL, 52), vec![0.0; SMALL])))
 }
 
+/// Builds one worker of a party.
+type MakeWorker = fn() -> Result<Box<dyn Worker>, String>;
+
 /// Runs the scaling case if it passes the filter.
 pub fn run(suite: &mut Suite) {
-    if suite.wants(CASE) {
-        if let Err(e) = measure(suite) {
-            suite.fail(CASE, e);
-        }
+    if suite.wants(CASE)
+        && let Err(e) = measure(suite)
+    {
+        suite.fail(CASE, e);
     }
 }
 
@@ -138,7 +141,7 @@ fn measure(suite: &mut Suite) -> Result<(), String> {
         close("strata", out.data(), &want, 0.0)?;
     }
     eprintln!("  {CASE}");
-    let makers: [(&str, fn() -> Result<Box<dyn Worker>, String>); 3] =
+    let makers: [(&str, MakeWorker); 3] =
         [("strata", strata_worker), ("ndarray", nd_worker), ("rust_loop", loop_worker)];
     let mut sets = Vec::new();
     for (who, make) in makers {

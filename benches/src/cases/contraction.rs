@@ -51,10 +51,10 @@ pub fn run(suite: &mut Suite) {
         });
     }
     for c in cases {
-        if suite.wants(&c.case) {
-            if let Err(e) = measure(suite, &c) {
-                suite.fail(&c.case, e);
-            }
+        if suite.wants(&c.case)
+            && let Err(e) = measure(suite, &c)
+        {
+            suite.fail(&c.case, e);
         }
     }
 }

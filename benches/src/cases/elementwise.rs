@@ -29,16 +29,19 @@ pub fn run(suite: &mut Suite) {
         Ok(f) => f,
         Err(e) => return names.iter().for_each(|n| suite.fail(n, &e)),
     };
-    let steps: [(&str, fn(&Fixture, &mut Suite, &str) -> Result<(), String>); 4] =
+    let steps: [(&str, FixtureCase); 4] =
         [(names[0], add_into), (names[1], add_alloc), (names[2], sum), (names[3], exp)];
     for (name, step) in steps {
-        if suite.wants(name) {
-            if let Err(e) = step(&fixture, suite, name) {
-                suite.fail(name, e);
-            }
+        if suite.wants(name)
+            && let Err(e) = step(&fixture, suite, name)
+        {
+            suite.fail(name, e);
         }
     }
 }
+
+/// A case measured on the shared fixture.
+type FixtureCase = fn(&Fixture, &mut Suite, &str) -> Result<(), String>;
 
 struct Fixture {
     strata: Strata,

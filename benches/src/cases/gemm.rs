@@ -82,7 +82,7 @@ fn measure<T: GemmCase>(suite: &mut Suite, case: &str, threads: usize) -> Result
     let mut want = vec![zero; N * N];
     faer_gemm(&a, &b, &mut want, Par::Seq);
     let tensor = |v: &[T]| TypedTensor::from_vec(v.to_vec(), &[N, N]).map(Tensor::from).map_err(|e| e.to_string());
-    let (ta, tb, mut tc) = (tensor(&a)?, tensor(&b)?, tensor(&vec![zero; N * N])?);
+    let (ta, tb, mut tc) = (tensor(&a)?, tensor(&b)?, tensor(&[zero; 1].repeat(N * N))?);
     strata.matmul_into(&ta, &tb, &mut tc)?;
     close("strata", tc.as_typed::<T>().map_err(|e| e.to_string())?.data(), &want, T::TOL)?;
     let mut got = vec![zero; N * N];

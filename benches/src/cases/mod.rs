@@ -10,6 +10,9 @@ pub mod structural;
 
 use crate::suite::Suite;
 
+/// One case of a family: measures it into the suite, or says why it could not.
+pub(crate) type CaseFn = fn(&mut Suite, &str) -> Result<(), String>;
+
 /// Runs every family (each skips the cases the filter excludes).
 pub fn run_all(suite: &mut Suite) {
     overhead::run(suite);

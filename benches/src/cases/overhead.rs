@@ -11,7 +11,7 @@ use strata_tensor::config::{BinaryOp, DotGeneralConfig};
 use strata_tensor::{Tensor, TypedTensor};
 use strata_topology::CpuId;
 
-use super::consume;
+use super::{CaseFn, consume};
 use crate::Party;
 use crate::check::close;
 use crate::subject::Strata;
@@ -22,7 +22,7 @@ const POOL_LEN: usize = 1 << 20;
 
 /// Runs the overhead cases that pass the filter.
 pub fn run(suite: &mut Suite) {
-    let steps: [(&str, fn(&mut Suite, &str) -> Result<(), String>); 5] = [
+    let steps: [(&str, CaseFn); 5] = [
         ("tiny_add_ns", tiny_add),
         ("tiny_add_session_ns", tiny_add_session),
         ("matmul_2x2_ns", matmul_2x2),
@@ -30,10 +30,10 @@ pub fn run(suite: &mut Suite) {
         ("pool_reuse_8mib_ns", pool_reuse),
     ];
     for (case, step) in steps {
-        if suite.wants(case) {
-            if let Err(e) = step(suite, case) {
-                suite.fail(case, e);
-            }
+        if suite.wants(case)
+            && let Err(e) = step(suite, case)
+        {
+            suite.fail(case, e);
         }
     }
 }

@@ -7,7 +7,7 @@ use strata_backend::{IndexingOps, StructuralOps};
 use strata_tensor::config::GatherConfig;
 use strata_tensor::{Tensor, TypedTensor};
 
-use super::consume;
+use super::{CaseFn, consume};
 use crate::check::close;
 use crate::subject::Strata;
 use crate::suite::{Suite, Unit, gbps};
@@ -22,14 +22,11 @@ const GATHERED: usize = 1 << 20;
 
 /// Runs the structural cases that pass the filter.
 pub fn run(suite: &mut Suite) {
-    for (case, step) in [
-        ("permute_f64_64mib_3210", permute as fn(&mut Suite, &str) -> Result<(), String>),
-        ("gather_1m_rows", gather_rows),
-    ] {
-        if suite.wants(case) {
-            if let Err(e) = step(suite, case) {
-                suite.fail(case, e);
-            }
+    for (case, step) in [("permute_f64_64mib_3210", permute as CaseFn), ("gather_1m_rows", gather_rows)] {
+        if suite.wants(case)
+            && let Err(e) = step(suite, case)
+        {
+            suite.fail(case, e);
         }
     }
 }
