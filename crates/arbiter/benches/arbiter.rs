@@ -23,13 +23,9 @@ fn uncontended(c: &mut Criterion) {
     });
     let arbiter = ResourceArbiter::new();
     let single = AdmissionRequest::cpu(CpuId(0));
-    group.bench_function("arbiter, 1 CPU", |b| {
-        b.iter(|| black_box(arbiter.acquire(black_box(&single)).unwrap()))
-    });
+    group.bench_function("arbiter, 1 CPU", |b| b.iter(|| black_box(arbiter.acquire(black_box(&single)).unwrap())));
     let four = AdmissionRequest::Cpus(CpuSet::range(CpuId(0), CpuId(3)).unwrap());
-    group.bench_function("arbiter, 4 CPUs", |b| {
-        b.iter(|| black_box(arbiter.acquire(black_box(&four)).unwrap()))
-    });
+    group.bench_function("arbiter, 4 CPUs", |b| b.iter(|| black_box(arbiter.acquire(black_box(&four)).unwrap())));
     group.bench_function("arbiter, try 1 CPU", |b| {
         b.iter(|| black_box(arbiter.try_acquire(black_box(&single)).unwrap()))
     });
@@ -55,21 +51,14 @@ fn timed_on_threads(threads: usize, iters: u64, body: impl Fn(usize, u64) + Sync
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("bench thread panicked"))
-            .max()
-            .unwrap_or_default()
+        handles.into_iter().map(|h| h.join().expect("bench thread panicked")).max().unwrap_or_default()
     })
 }
 
 fn scaling(c: &mut Criterion) {
     let mut group = c.benchmark_group("threads x (acquire+release) per iteration");
     let arbiter = ResourceArbiter::new();
-    let requests = [
-        AdmissionRequest::cpu(CpuId(0)),
-        AdmissionRequest::cpu(CpuId(1)),
-    ];
+    let requests = [AdmissionRequest::cpu(CpuId(0)), AdmissionRequest::cpu(CpuId(1))];
     let cycle = |request: &AdmissionRequest, iters: u64| {
         for _ in 0..iters {
             drop(black_box(arbiter.acquire(request).unwrap()));

@@ -70,16 +70,8 @@ impl ResourceArbiter {
     /// Errors: [`AdmissionError::ReEntrant`] if the thread already holds a permit of this
     /// arbiter; [`AdmissionError::CpuIdTooLarge`] for ids above `CpuId::MAX`.
     #[inline]
-    pub fn acquire(
-        &self,
-        request: &AdmissionRequest,
-    ) -> Result<ResourcePermit<'_>, AdmissionError> {
-        self.admit_as(
-            "ResourceArbiter::acquire",
-            request,
-            Owner::CurrentThread,
-            WaitPolicy::Indefinitely,
-        )
+    pub fn acquire(&self, request: &AdmissionRequest) -> Result<ResourcePermit<'_>, AdmissionError> {
+        self.admit_as("ResourceArbiter::acquire", request, Owner::CurrentThread, WaitPolicy::Indefinitely)
     }
 
     /// Admits `request` only if that needs no waiting, else [`AdmissionError::WouldBlock`].
@@ -88,16 +80,8 @@ impl ResourceArbiter {
     /// free at this instant (the waiter comes first). Under concurrent admission of
     /// overlapping requests, a refusal may reflect a claim that was being rolled back.
     #[inline]
-    pub fn try_acquire(
-        &self,
-        request: &AdmissionRequest,
-    ) -> Result<ResourcePermit<'_>, AdmissionError> {
-        self.admit_as(
-            "ResourceArbiter::try_acquire",
-            request,
-            Owner::CurrentThread,
-            WaitPolicy::NoWait,
-        )
+    pub fn try_acquire(&self, request: &AdmissionRequest) -> Result<ResourcePermit<'_>, AdmissionError> {
+        self.admit_as("ResourceArbiter::try_acquire", request, Owner::CurrentThread, WaitPolicy::NoWait)
     }
 
     /// Waits at most `timeout` for `request`, else [`AdmissionError::TimedOut`].
@@ -109,12 +93,7 @@ impl ResourceArbiter {
         request: &AdmissionRequest,
         timeout: Duration,
     ) -> Result<ResourcePermit<'_>, AdmissionError> {
-        self.admit_as(
-            "ResourceArbiter::acquire_timeout",
-            request,
-            Owner::CurrentThread,
-            WaitPolicy::Timeout(timeout),
-        )
+        self.admit_as("ResourceArbiter::acquire_timeout", request, Owner::CurrentThread, WaitPolicy::Timeout(timeout))
     }
 
     /// The general entry point: any owner, any wait policy.
@@ -191,20 +170,14 @@ impl ResourceArbiter {
         // the thread's record covers token-owned permits too: a thread never waits on a
         // permit it holds itself, whoever it holds it for.
         if !owner::thread_try_mark(self.id) {
-            return Err(AdmissionError::ReEntrant {
-                op,
-                owner: OwnerKind::CurrentThread,
-            });
+            return Err(AdmissionError::ReEntrant { op, owner: OwnerKind::CurrentThread });
         }
         let token = match owner {
             Owner::CurrentThread => None,
             Owner::Token(token) => {
                 if !token.try_mark(self.id) {
                     owner::thread_remove(self.id);
-                    return Err(AdmissionError::ReEntrant {
-                        op,
-                        owner: OwnerKind::Token,
-                    });
+                    return Err(AdmissionError::ReEntrant { op, owner: OwnerKind::Token });
                 }
                 Some(token)
             }
@@ -279,19 +252,12 @@ impl ResourceArbiter {
             return Err(false);
         }
         let lead = self.slots.slot(set.first());
-        if lead
-            .state
-            .compare_exchange(0, HELD | LEAD, Ordering::SeqCst, Ordering::Relaxed)
-            .is_err()
-        {
+        if lead.state.compare_exchange(0, HELD | LEAD, Ordering::SeqCst, Ordering::Relaxed).is_err() {
             return Err(false);
         }
         for (claimed, cpu) in set.iter().enumerate().skip(1) {
             let state = &self.slots.slot(cpu).state;
-            if state
-                .compare_exchange(0, HELD, Ordering::SeqCst, Ordering::Relaxed)
-                .is_err()
-            {
+            if state.compare_exchange(0, HELD, Ordering::SeqCst, Ordering::Relaxed).is_err() {
                 return Err(release_prefix(&self.slots, set, claimed));
             }
         }
@@ -307,12 +273,7 @@ impl ResourceArbiter {
         Ok(())
     }
 
-    fn wait_in_queue(
-        &self,
-        claim: Claim,
-        deadline: Deadline,
-        refusal: AdmissionError,
-    ) -> Result<(), AdmissionError> {
+    fn wait_in_queue(&self, claim: Claim, deadline: Deadline, refusal: AdmissionError) -> Result<(), AdmissionError> {
         let (slots, gate) = (&self.slots, &self.gate.0);
         let mut queue = self.queue.lock();
         let (ticket, signal) = queue.enqueue(claim, slots, gate);
@@ -361,11 +322,7 @@ impl ResourceArbiter {
     pub(crate) fn release(&self, held: &Held) {
         let had_waiter = match held {
             Held::Cpu(cpu) => {
-                let previous = self
-                    .slots
-                    .slot(*cpu)
-                    .state
-                    .fetch_and(!(HELD | LEAD), Ordering::SeqCst);
+                let previous = self.slots.slot(*cpu).state.fetch_and(!(HELD | LEAD), Ordering::SeqCst);
                 previous & WAITING != 0
             }
             Held::Cpus(set) => release_prefix(&self.slots, set, set.len()),
@@ -397,10 +354,7 @@ impl Default for ResourceArbiter {
 
 impl fmt::Debug for ResourceArbiter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ResourceArbiter")
-            .field("id", &self.id)
-            .field("stats", &self.stats())
-            .finish()
+        f.debug_struct("ResourceArbiter").field("id", &self.id).field("stats", &self.stats()).finish()
     }
 }
 
@@ -429,17 +383,13 @@ mod tests {
                     drop(arbiter.acquire_timeout(&single, PATIENCE).unwrap());
                     drop(arbiter.try_acquire(&single).unwrap());
                 }
-                let set =
-                    AdmissionRequest::Cpus(CpuSet::new([CpuId(3), CpuId(64), CpuId(9)]).unwrap());
+                let set = AdmissionRequest::Cpus(CpuSet::new([CpuId(3), CpuId(64), CpuId(9)]).unwrap());
                 drop(arbiter.acquire(&set).unwrap());
                 done_tx.send(()).unwrap();
             });
             let outcome = done_rx.recv_timeout(PATIENCE);
             drop(guard);
-            assert!(
-                outcome.is_ok(),
-                "an uncontended request waited for the queue mutex"
-            );
+            assert!(outcome.is_ok(), "an uncontended request waited for the queue mutex");
         });
         assert_eq!(arbiter.stats().immediate_grants, 17);
     }
@@ -458,9 +408,7 @@ mod tests {
         let (granted_tx, granted_rx) = channel();
         std::thread::scope(|s| {
             s.spawn(|| {
-                let permit = arbiter
-                    .acquire_timeout(&AdmissionRequest::cpu(CpuId(1)), PATIENCE)
-                    .unwrap();
+                let permit = arbiter.acquire_timeout(&AdmissionRequest::cpu(CpuId(1)), PATIENCE).unwrap();
                 granted_tx.send(()).unwrap();
                 drop(permit);
             });

@@ -62,18 +62,15 @@ impl fmt::Display for AdmissionError {
                      self-deadlock (request the union of the CPUs once instead)"
                 )
             }
-            AdmissionError::WouldBlock { op } => write!(
-                f,
-                "{op}: the request conflicts with a held permit or an older waiting request"
-            ),
+            AdmissionError::WouldBlock { op } => {
+                write!(f, "{op}: the request conflicts with a held permit or an older waiting request")
+            }
             AdmissionError::TimedOut { op, timeout } => {
                 write!(f, "{op}: not admitted within the timeout of {timeout:?}")
             }
-            AdmissionError::CpuIdTooLarge { op, cpu } => write!(
-                f,
-                "{op}: CPU id {cpu} exceeds the supported maximum {}",
-                CpuId::MAX
-            ),
+            AdmissionError::CpuIdTooLarge { op, cpu } => {
+                write!(f, "{op}: CPU id {cpu} exceeds the supported maximum {}", CpuId::MAX)
+            }
         }
     }
 }

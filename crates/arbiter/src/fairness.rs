@@ -87,25 +87,14 @@ impl WaitQueue {
 
     /// Requests queued and not yet granted.
     pub(crate) fn waiting(&self) -> usize {
-        self.entries
-            .iter()
-            .filter(|w| !w.signal.granted.load(Ordering::Relaxed))
-            .count()
+        self.entries.iter().filter(|w| !w.signal.granted.load(Ordering::Relaxed)).count()
     }
 
     /// Appends a request, marks what it wants, and returns its ticket and signal.
-    pub(crate) fn enqueue(
-        &mut self,
-        claim: Claim,
-        slots: &SlotTable,
-        gate: &AtomicU32,
-    ) -> (u64, Arc<WaitSignal>) {
+    pub(crate) fn enqueue(&mut self, claim: Claim, slots: &SlotTable, gate: &AtomicU32) -> (u64, Arc<WaitSignal>) {
         let ticket = self.next_ticket;
         self.next_ticket += 1;
-        let signal = Arc::new(WaitSignal {
-            granted: AtomicBool::new(false),
-            condvar: Condvar::new(),
-        });
+        let signal = Arc::new(WaitSignal { granted: AtomicBool::new(false), condvar: Condvar::new() });
         match &claim {
             Claim::Cpus(set) => self.mark_waiting(set, slots),
             Claim::Exclusive => {
@@ -113,11 +102,7 @@ impl WaitQueue {
                 self.publish_gate(gate);
             }
         }
-        self.entries.push_back(Waiter {
-            ticket,
-            claim,
-            signal: Arc::clone(&signal),
-        });
+        self.entries.push_back(Waiter { ticket, claim, signal: Arc::clone(&signal) });
         (ticket, signal)
     }
 
@@ -249,12 +234,7 @@ fn claim_for_waiter(slots: &SlotTable, set: &CpuSet) -> bool {
                 release_prefix(slots, set, claimed);
                 return false;
             }
-            match state.compare_exchange_weak(
-                current,
-                current | bits,
-                Ordering::SeqCst,
-                Ordering::SeqCst,
-            ) {
+            match state.compare_exchange_weak(current, current | bits, Ordering::SeqCst, Ordering::SeqCst) {
                 Ok(_) => break,
                 Err(actual) => current = actual,
             }
@@ -267,10 +247,7 @@ fn claim_for_waiter(slots: &SlotTable, set: &CpuSet) -> bool {
 pub(crate) fn release_prefix(slots: &SlotTable, set: &CpuSet, count: usize) -> bool {
     let mut had_waiter = false;
     for cpu in set.iter().take(count) {
-        let previous = slots
-            .slot(cpu)
-            .state
-            .fetch_and(!(HELD | LEAD), Ordering::SeqCst);
+        let previous = slots.slot(cpu).state.fetch_and(!(HELD | LEAD), Ordering::SeqCst);
         had_waiter |= previous & WAITING != 0;
     }
     had_waiter

@@ -23,11 +23,7 @@ pub(crate) struct HeldArbiters {
 
 impl HeldArbiters {
     pub(crate) const fn new() -> HeldArbiters {
-        HeldArbiters {
-            inline: [0; INLINE],
-            inline_len: 0,
-            overflow: Vec::new(),
-        }
+        HeldArbiters { inline: [0; INLINE], inline_len: 0, overflow: Vec::new() }
     }
 
     #[inline]
@@ -47,10 +43,7 @@ impl HeldArbiters {
 
     #[inline]
     pub(crate) fn remove(&mut self, arbiter: u64) {
-        if let Some(i) = self.inline[..self.inline_len]
-            .iter()
-            .position(|&a| a == arbiter)
-        {
+        if let Some(i) = self.inline[..self.inline_len].iter().position(|&a| a == arbiter) {
             self.inline_len -= 1;
             self.inline[i] = self.inline[self.inline_len];
             // Refill the inline part from the overflow so `contains` stays short.
@@ -155,9 +148,7 @@ impl Default for OwnerToken {
 
 impl fmt::Debug for OwnerToken {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OwnerToken")
-            .field("id", &self.inner.id)
-            .finish()
+        f.debug_struct("OwnerToken").field("id", &self.inner.id).finish()
     }
 }
 

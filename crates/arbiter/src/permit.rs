@@ -58,17 +58,8 @@ pub(crate) enum Held {
 }
 
 impl<'a> ResourcePermit<'a> {
-    pub(crate) fn new(
-        arbiter: &'a ResourceArbiter,
-        held: Held,
-        token: Option<&'a OwnerToken>,
-    ) -> ResourcePermit<'a> {
-        ResourcePermit {
-            arbiter,
-            held,
-            token,
-            _stay_on_thread: PhantomData,
-        }
+    pub(crate) fn new(arbiter: &'a ResourceArbiter, held: Held, token: Option<&'a OwnerToken>) -> ResourcePermit<'a> {
+        ResourcePermit { arbiter, held, token, _stay_on_thread: PhantomData }
     }
 
     /// The CPUs held, ascending; empty for an exclusive permit (which holds every CPU).

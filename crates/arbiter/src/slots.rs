@@ -56,9 +56,7 @@ pub(crate) struct SlotTable {
 impl SlotTable {
     pub(crate) fn new() -> SlotTable {
         SlotTable {
-            chunks: (0..CHUNKS)
-                .map(|_| AtomicPtr::new(ptr::null_mut()))
-                .collect(),
+            chunks: (0..CHUNKS).map(|_| AtomicPtr::new(ptr::null_mut())).collect(),
             scan_end: AtomicUsize::new(0),
         }
     }
@@ -92,15 +90,8 @@ impl SlotTable {
         let cell = &self.chunks[chunk_index];
         let mut chunk = cell.load(Ordering::SeqCst);
         if chunk.is_null() {
-            let fresh = Box::into_raw(Box::new(Chunk {
-                slots: std::array::from_fn(|_| CpuSlot::default()),
-            }));
-            chunk = match cell.compare_exchange(
-                ptr::null_mut(),
-                fresh,
-                Ordering::SeqCst,
-                Ordering::SeqCst,
-            ) {
+            let fresh = Box::into_raw(Box::new(Chunk { slots: std::array::from_fn(|_| CpuSlot::default()) }));
+            chunk = match cell.compare_exchange(ptr::null_mut(), fresh, Ordering::SeqCst, Ordering::SeqCst) {
                 Ok(_) => fresh,
                 Err(winner) => {
                     // SAFETY: `fresh` was never published, so this thread owns it alone.
@@ -166,9 +157,8 @@ mod tests {
     fn concurrent_first_use_publishes_one_chunk() {
         let table = SlotTable::new();
         let addresses: Vec<usize> = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..4)
-                .map(|_| s.spawn(|| table.slot(CpuId(130)) as *const CpuSlot as usize))
-                .collect();
+            let handles: Vec<_> =
+                (0..4).map(|_| s.spawn(|| table.slot(CpuId(130)) as *const CpuSlot as usize)).collect();
             handles.into_iter().map(|h| h.join().unwrap()).collect()
         });
         assert!(addresses.windows(2).all(|w| w[0] == w[1]));

@@ -73,10 +73,7 @@ fn younger_request_overlapping_an_older_waiter_queues_behind_it() {
         });
         wait_until(|| arbiter.stats().waiting == 1);
         s.spawn(move || {
-            assert!(matches!(
-                arbiter.try_acquire(&cpus("1")),
-                Err(AdmissionError::WouldBlock { .. })
-            ));
+            assert!(matches!(arbiter.try_acquire(&cpus("1")), Err(AdmissionError::WouldBlock { .. })));
             let permit = arbiter.acquire_timeout(&cpus("1"), PATIENCE).unwrap();
             order_tx.send("younger").unwrap();
             drop(permit);
@@ -119,10 +116,7 @@ fn exclusive_waits_for_sets_and_blocks_younger_sets() {
     let arbiter = ResourceArbiter::new();
     let held = arbiter.acquire(&cpus("0")).unwrap();
     assert!(matches!(
-        std::thread::scope(|s| s
-            .spawn(|| arbiter.try_acquire(&AdmissionRequest::Exclusive).map(drop))
-            .join()
-            .unwrap()),
+        std::thread::scope(|s| s.spawn(|| arbiter.try_acquire(&AdmissionRequest::Exclusive).map(drop)).join().unwrap()),
         Err(AdmissionError::WouldBlock { .. })
     ));
     let (exclusive_tx, exclusive_rx) = channel();
@@ -131,9 +125,7 @@ fn exclusive_waits_for_sets_and_blocks_younger_sets() {
         let arbiter_ref = &arbiter;
         s.spawn(move || {
             let arbiter = arbiter_ref;
-            let permit = arbiter
-                .acquire_timeout(&AdmissionRequest::Exclusive, PATIENCE)
-                .unwrap();
+            let permit = arbiter.acquire_timeout(&AdmissionRequest::Exclusive, PATIENCE).unwrap();
             assert!(permit.is_exclusive() && permit.cpu_ids().is_empty());
             assert!(permit.covers(CpuId(1234)));
             exclusive_tx.send(()).unwrap();
@@ -144,10 +136,7 @@ fn exclusive_waits_for_sets_and_blocks_younger_sets() {
         s.spawn(|| {
             let younger = arbiter.acquire_timeout(&cpus("5"), Duration::from_millis(30));
             assert!(matches!(younger, Err(AdmissionError::TimedOut { .. })));
-            assert!(matches!(
-                arbiter.try_acquire(&cpus("7")),
-                Err(AdmissionError::WouldBlock { .. })
-            ));
+            assert!(matches!(arbiter.try_acquire(&cpus("7")), Err(AdmissionError::WouldBlock { .. })));
         })
         .join()
         .unwrap();
@@ -156,10 +145,7 @@ fn exclusive_waits_for_sets_and_blocks_younger_sets() {
         expect_msg(&exclusive_rx, "exclusive after the set was released");
         // While exclusive is held, nothing else is admitted.
         s.spawn(|| {
-            assert!(matches!(
-                arbiter.try_acquire(&cpus("9")),
-                Err(AdmissionError::WouldBlock { .. })
-            ));
+            assert!(matches!(arbiter.try_acquire(&cpus("9")), Err(AdmissionError::WouldBlock { .. })));
             let (tx, rx) = channel();
             std::thread::scope(|inner| {
                 inner.spawn(|| {
@@ -221,14 +207,8 @@ fn reentrant_requests_are_refused_not_deadlocked() {
                 owner: strata_arbiter::OwnerKind::CurrentThread,
             })
         );
-        assert!(matches!(
-            arbiter.try_acquire(&request),
-            Err(AdmissionError::ReEntrant { .. })
-        ));
-        assert!(matches!(
-            arbiter.acquire_timeout(&request, PATIENCE),
-            Err(AdmissionError::ReEntrant { .. })
-        ));
+        assert!(matches!(arbiter.try_acquire(&request), Err(AdmissionError::ReEntrant { .. })));
+        assert!(matches!(arbiter.acquire_timeout(&request, PATIENCE), Err(AdmissionError::ReEntrant { .. })));
     }
     // Another arbiter is another resource: no conflict.
     let other = ResourceArbiter::new();
@@ -239,10 +219,7 @@ fn reentrant_requests_are_refused_not_deadlocked() {
     let again = arbiter.try_acquire(&cpus("1")).unwrap();
     drop(again);
     let exclusive = arbiter.acquire(&AdmissionRequest::Exclusive).unwrap();
-    assert!(matches!(
-        arbiter.acquire(&cpus("3")),
-        Err(AdmissionError::ReEntrant { .. })
-    ));
+    assert!(matches!(arbiter.acquire(&cpus("3")), Err(AdmissionError::ReEntrant { .. })));
     drop(exclusive);
     assert_eq!(arbiter.stats().holders, 0);
 }
@@ -254,13 +231,8 @@ fn zero_timeout_polls_without_waiting() {
     std::thread::scope(|s| {
         s.spawn(|| {
             assert_eq!(
-                arbiter
-                    .acquire_timeout(&cpus("0"), Duration::ZERO)
-                    .map(drop),
-                Err(AdmissionError::TimedOut {
-                    op: "ResourceArbiter::acquire_timeout",
-                    timeout: Duration::ZERO,
-                })
+                arbiter.acquire_timeout(&cpus("0"), Duration::ZERO).map(drop),
+                Err(AdmissionError::TimedOut { op: "ResourceArbiter::acquire_timeout", timeout: Duration::ZERO })
             );
             assert!(matches!(
                 arbiter.acquire_timeout(&AdmissionRequest::Exclusive, Duration::ZERO),
@@ -274,9 +246,7 @@ fn zero_timeout_polls_without_waiting() {
     let stats = arbiter.stats();
     // Polls are neither waits nor timeouts of a wait.
     assert_eq!((stats.waits, stats.timeouts, stats.waiting), (0, 0, 0));
-    let exclusive = arbiter
-        .acquire_timeout(&AdmissionRequest::Exclusive, Duration::ZERO)
-        .unwrap();
+    let exclusive = arbiter.acquire_timeout(&AdmissionRequest::Exclusive, Duration::ZERO).unwrap();
     drop(exclusive);
 }
 
@@ -334,29 +304,18 @@ fn huge_timeout_waits_like_acquire() {
 #[test]
 fn invalid_requests_are_typed_errors() {
     // There is no empty request: the set type refuses to exist empty.
-    assert!(matches!(
-        CpuSet::new(std::iter::empty()),
-        Err(TopologyError::EmptyCpuSet { .. })
-    ));
+    assert!(matches!(CpuSet::new(std::iter::empty()), Err(TopologyError::EmptyCpuSet { .. })));
     let arbiter = ResourceArbiter::new();
     let too_large = AdmissionRequest::Cpus(CpuSet::new([CpuId(3), CpuId(70_000)]).unwrap());
     let error = arbiter.acquire(&too_large).unwrap_err();
-    assert_eq!(
-        error,
-        AdmissionError::CpuIdTooLarge {
-            op: "ResourceArbiter::acquire",
-            cpu: CpuId(70_000)
-        }
-    );
+    assert_eq!(error, AdmissionError::CpuIdTooLarge { op: "ResourceArbiter::acquire", cpu: CpuId(70_000) });
     assert!(error.to_string().contains("ResourceArbiter::acquire"));
     assert!(error.to_string().contains("70000"));
     // Nothing was claimed, not even CPU 3.
     assert_eq!(arbiter.stats(), Default::default());
     arbiter.try_acquire(&cpus("3")).unwrap().release();
     // The largest valid id works.
-    let max = arbiter
-        .try_acquire(&AdmissionRequest::cpu(CpuId::MAX))
-        .unwrap();
+    let max = arbiter.try_acquire(&AdmissionRequest::cpu(CpuId::MAX)).unwrap();
     drop(max);
 }
 
@@ -367,26 +326,18 @@ fn global_arbiter_is_one_instance() {
     assert!(std::ptr::eq(a, b));
     // Use a CPU id no other test of this binary touches through the global arbiter.
     let permit = a.acquire(&cpus("4000")).unwrap();
-    assert!(matches!(
-        b.try_acquire(&cpus("4001")),
-        Err(AdmissionError::ReEntrant { .. })
-    ));
+    assert!(matches!(b.try_acquire(&cpus("4001")), Err(AdmissionError::ReEntrant { .. })));
     drop(permit);
 }
 
 #[test]
 fn error_messages_name_the_operation_and_the_problem() {
-    let reentrant = AdmissionError::ReEntrant {
-        op: "ResourceArbiter::admit",
-        owner: strata_arbiter::OwnerKind::Token,
-    };
+    let reentrant = AdmissionError::ReEntrant { op: "ResourceArbiter::admit", owner: strata_arbiter::OwnerKind::Token };
     let text = reentrant.to_string();
     assert!(text.starts_with("ResourceArbiter::admit: "), "{text}");
     assert!(text.contains("owner token"), "{text}");
-    let timed_out = AdmissionError::TimedOut {
-        op: "ResourceArbiter::acquire_timeout",
-        timeout: Duration::from_millis(5),
-    };
+    let timed_out =
+        AdmissionError::TimedOut { op: "ResourceArbiter::acquire_timeout", timeout: Duration::from_millis(5) };
     assert!(timed_out.to_string().contains("5ms"));
     let error: Box<dyn std::error::Error> = Box::new(timed_out);
     assert!(error.source().is_none());
@@ -396,10 +347,7 @@ fn error_messages_name_the_operation_and_the_problem() {
 fn wait_until(condition: impl Fn() -> bool) {
     let deadline = std::time::Instant::now() + PATIENCE;
     while !condition() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "condition not reached within {PATIENCE:?}"
-        );
+        assert!(std::time::Instant::now() < deadline, "condition not reached within {PATIENCE:?}");
         std::thread::sleep(Duration::from_millis(1));
     }
 }
@@ -445,8 +393,5 @@ fn blocking_is_transitive_through_older_waiters() {
         release[3].send(()).unwrap();
     });
     let stats = arbiter.stats();
-    assert_eq!(
-        (stats.grants, stats.immediate_grants, stats.waits),
-        (5, 2, 3)
-    );
+    assert_eq!((stats.grants, stats.immediate_grants, stats.waits), (5, 2, 3));
 }

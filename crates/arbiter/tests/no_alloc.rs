@@ -70,16 +70,8 @@ fn uncontended_acquire_and_release_do_not_allocate() {
         for request in &requests {
             drop(arbiter.acquire(request).unwrap());
             drop(arbiter.try_acquire(request).unwrap());
-            drop(
-                arbiter
-                    .acquire_timeout(request, std::time::Duration::from_secs(1))
-                    .unwrap(),
-            );
-            drop(
-                arbiter
-                    .admit(request, Owner::Token(&token), WaitPolicy::NoWait)
-                    .unwrap(),
-            );
+            drop(arbiter.acquire_timeout(request, std::time::Duration::from_secs(1)).unwrap());
+            drop(arbiter.admit(request, Owner::Token(&token), WaitPolicy::NoWait).unwrap());
         }
     }
     assert_eq!(allocations() - before, 0);

@@ -6,9 +6,7 @@ use std::sync::mpsc::channel;
 use std::time::Duration;
 
 use common::{PATIENCE, cpus, expect_msg, expect_silence};
-use strata_arbiter::{
-    AdmissionError, AdmissionRequest, Owner, OwnerKind, OwnerToken, ResourceArbiter, WaitPolicy,
-};
+use strata_arbiter::{AdmissionError, AdmissionRequest, Owner, OwnerKind, OwnerToken, ResourceArbiter, WaitPolicy};
 
 const BOUNDED: WaitPolicy = WaitPolicy::Timeout(PATIENCE);
 
@@ -16,9 +14,7 @@ const BOUNDED: WaitPolicy = WaitPolicy::Timeout(PATIENCE);
 fn child_task_with_the_parents_token_is_refused_at_once() {
     let arbiter = ResourceArbiter::new();
     let token = OwnerToken::new();
-    let parent = arbiter
-        .admit(&cpus("0-1"), Owner::Token(&token), BOUNDED)
-        .unwrap();
+    let parent = arbiter.admit(&cpus("0-1"), Owner::Token(&token), BOUNDED).unwrap();
     std::thread::scope(|s| {
         let child_token = token.clone();
         let arbiter = &arbiter;
@@ -28,10 +24,7 @@ fn child_task_with_the_parents_token_is_refused_at_once() {
                 let refused = arbiter.admit(&request, Owner::Token(&child_token), BOUNDED);
                 assert_eq!(
                     refused.map(drop),
-                    Err(AdmissionError::ReEntrant {
-                        op: "ResourceArbiter::admit",
-                        owner: OwnerKind::Token,
-                    })
+                    Err(AdmissionError::ReEntrant { op: "ResourceArbiter::admit", owner: OwnerKind::Token })
                 );
                 // Refused without waiting for the parent's CPUs (bounded far below PATIENCE).
                 assert!(started.elapsed() < PATIENCE / 2);
@@ -47,9 +40,7 @@ fn child_task_with_the_parents_token_is_refused_at_once() {
     // Released: the token may be used again, from any thread.
     std::thread::scope(|s| {
         s.spawn(|| {
-            let permit = arbiter
-                .admit(&cpus("0"), Owner::Token(&token), BOUNDED)
-                .unwrap();
+            let permit = arbiter.admit(&cpus("0"), Owner::Token(&token), BOUNDED).unwrap();
             drop(permit);
         })
         .join()
@@ -68,9 +59,7 @@ fn a_token_still_waiting_counts_as_asking() {
     std::thread::scope(|s| {
         let (arbiter_ref, first_token) = (&arbiter, token.clone());
         s.spawn(move || {
-            let permit = arbiter_ref
-                .admit(&cpus("0"), Owner::Token(&first_token), BOUNDED)
-                .unwrap();
+            let permit = arbiter_ref.admit(&cpus("0"), Owner::Token(&first_token), BOUNDED).unwrap();
             done_tx.send(()).unwrap();
             drop(permit);
         });
@@ -104,17 +93,11 @@ fn a_failed_token_request_leaves_the_token_usable() {
                 Err(AdmissionError::WouldBlock { .. })
             ));
             assert!(matches!(
-                arbiter.admit(
-                    &cpus("3"),
-                    Owner::Token(&token),
-                    WaitPolicy::Timeout(Duration::from_millis(10))
-                ),
+                arbiter.admit(&cpus("3"), Owner::Token(&token), WaitPolicy::Timeout(Duration::from_millis(10))),
                 Err(AdmissionError::TimedOut { .. })
             ));
             // The refusals did not leave the token marked as a holder.
-            let permit = arbiter
-                .admit(&cpus("4"), Owner::Token(&token), WaitPolicy::NoWait)
-                .unwrap();
+            let permit = arbiter.admit(&cpus("4"), Owner::Token(&token), WaitPolicy::NoWait).unwrap();
             drop(permit);
         })
         .join()
@@ -128,15 +111,10 @@ fn thread_holding_a_token_permit_cannot_ask_again_as_itself() {
     // The permit stays on this thread, so asking again as the thread could wait on it.
     let arbiter = ResourceArbiter::new();
     let token = OwnerToken::new();
-    let permit = arbiter
-        .admit(&cpus("0"), Owner::Token(&token), BOUNDED)
-        .unwrap();
+    let permit = arbiter.admit(&cpus("0"), Owner::Token(&token), BOUNDED).unwrap();
     assert!(matches!(
         arbiter.acquire(&cpus("0")),
-        Err(AdmissionError::ReEntrant {
-            owner: OwnerKind::CurrentThread,
-            ..
-        })
+        Err(AdmissionError::ReEntrant { owner: OwnerKind::CurrentThread, .. })
     ));
     let another = OwnerToken::new();
     assert!(matches!(
@@ -156,9 +134,7 @@ fn panic_while_holding_releases_the_permit() {
         let outcome = s
             .spawn(|| {
                 let _permit = arbiter.acquire(&cpus("0-3")).unwrap();
-                let _token_permit = other
-                    .admit(&cpus("0"), Owner::Token(&token), BOUNDED)
-                    .unwrap();
+                let _token_permit = other.admit(&cpus("0"), Owner::Token(&token), BOUNDED).unwrap();
                 assert_eq!((arbiter.stats().holders, other.stats().holders), (1, 1));
                 panic!("kernel failed while holding CPUs 0-3");
             })
@@ -169,9 +145,7 @@ fn panic_while_holding_releases_the_permit() {
     let permit = arbiter.acquire_timeout(&cpus("2"), PATIENCE).unwrap();
     drop(permit);
     // The token was released with its permit.
-    let permit = other
-        .admit(&cpus("0"), Owner::Token(&token), WaitPolicy::NoWait)
-        .unwrap();
+    let permit = other.admit(&cpus("0"), Owner::Token(&token), WaitPolicy::NoWait).unwrap();
     drop(permit);
 }
 
@@ -187,9 +161,7 @@ fn panic_releases_to_a_waiter_and_the_arbiter_stays_usable() {
     std::thread::scope(|s| {
         let (arbiter_ref, panicking_token) = (&arbiter, token.clone());
         let panicking = s.spawn(move || {
-            let _permit = arbiter_ref
-                .admit(&cpus("0-1"), Owner::Token(&panicking_token), BOUNDED)
-                .unwrap();
+            let _permit = arbiter_ref.admit(&cpus("0-1"), Owner::Token(&panicking_token), BOUNDED).unwrap();
             held_tx.send(()).unwrap();
             expect_msg(&go_rx, "order to panic");
             panic!("worker failed");
@@ -206,13 +178,9 @@ fn panic_releases_to_a_waiter_and_the_arbiter_stays_usable() {
         expect_msg(&waiter_rx, "waiter after the holder panicked");
     });
     // The panicked token is no longer marked as a holder.
-    let again = arbiter
-        .admit(&cpus("0-1"), Owner::Token(&token), WaitPolicy::NoWait)
-        .unwrap();
+    let again = arbiter.admit(&cpus("0-1"), Owner::Token(&token), WaitPolicy::NoWait).unwrap();
     drop(again);
-    let exclusive = arbiter
-        .acquire_timeout(&AdmissionRequest::Exclusive, PATIENCE)
-        .unwrap();
+    let exclusive = arbiter.acquire_timeout(&AdmissionRequest::Exclusive, PATIENCE).unwrap();
     drop(exclusive);
     let stats = arbiter.stats();
     assert_eq!((stats.holders, stats.waiting), (0, 0));

@@ -23,25 +23,14 @@ struct OccupancyChecker {
 
 impl OccupancyChecker {
     fn new(cpus: u32) -> OccupancyChecker {
-        OccupancyChecker {
-            owner: vec![None; cpus as usize],
-            exclusive: None,
-            holders: 0,
-        }
+        OccupancyChecker { owner: vec![None; cpus as usize], exclusive: None, holders: 0 }
     }
 
     fn grant(&mut self, thread: usize, request: &AdmissionRequest) {
-        assert_eq!(
-            self.exclusive, None,
-            "thread {thread} admitted during an exclusive permit"
-        );
+        assert_eq!(self.exclusive, None, "thread {thread} admitted during an exclusive permit");
         match request {
             AdmissionRequest::Exclusive => {
-                assert_eq!(
-                    self.holders, 0,
-                    "exclusive admitted to {thread} beside {} holders",
-                    self.holders
-                );
+                assert_eq!(self.holders, 0, "exclusive admitted to {thread} beside {} holders", self.holders);
                 self.exclusive = Some(thread);
             }
             AdmissionRequest::Cpus(set) => {
@@ -90,9 +79,7 @@ fn random_request(rng: &mut Rng, cpus: u32) -> AdmissionRequest {
         return AdmissionRequest::Exclusive;
     }
     let size = 1 + rng.below(4);
-    let ids: Vec<CpuId> = (0..size)
-        .map(|_| CpuId(rng.below(cpus.into()) as u32))
-        .collect();
+    let ids: Vec<CpuId> = (0..size).map(|_| CpuId(rng.below(cpus.into()) as u32)).collect();
     AdmissionRequest::Cpus(CpuSet::new(ids).unwrap())
 }
 
@@ -161,16 +148,10 @@ fn stress(cpus: u32) {
     assert_eq!(stats.grants, granted.load(Ordering::Relaxed));
     assert_eq!(stats.timeouts, timed_out.load(Ordering::Relaxed));
     assert!(stats.waits >= stats.timeouts);
-    assert_eq!(
-        stats.grants - stats.immediate_grants + stats.timeouts,
-        stats.waits
-    );
+    assert_eq!(stats.grants - stats.immediate_grants + stats.timeouts, stats.waits);
     assert_eq!((stats.holders, stats.waiting), (0, 0));
     let checker = checker.lock();
     assert_eq!(checker.holders, 0);
     // Everything is free again, for every CPU and for an exclusive request.
-    arbiter
-        .try_acquire(&AdmissionRequest::Exclusive)
-        .unwrap()
-        .release();
+    arbiter.try_acquire(&AdmissionRequest::Exclusive).unwrap().release();
 }

@@ -126,7 +126,20 @@ pub(crate) struct Inner {
     indexed: OnceLock<Arc<IndexedPlanCache>>,
 }
 
+/// Stands in for dtypes no GEMM provider serves (integers, bool): the contraction
+/// kernels run those with their own loops and never call it.
+static NO_GEMM_DTYPE: strata_provider::FaerGemmProvider = strata_provider::FaerGemmProvider;
+
 impl Inner {
+    /// The bundle's GEMM provider for `dtype`.
+    #[inline]
+    pub(crate) fn provider(&self, dtype: strata_tensor::DType) -> &dyn strata_provider::GemmProvider {
+        match self.bundle.provider(dtype) {
+            Some(p) => p.as_ref(),
+            None => &NO_GEMM_DTYPE,
+        }
+    }
+
     /// The executing domain's contraction-analysis cache (created on first use).
     #[inline]
     pub(crate) fn contraction_cache(&self) -> &ContractionAnalysisCache {

@@ -35,7 +35,7 @@ pub struct ExecutionInfo {
     pub requested_placement: CpuPlacement,
     /// The CPUs it resolved to (`None` for a caller-managed domain).
     pub resolved_placement: Option<ResolvedCpuPlacement>,
-    /// A one-line summary of the machine.
+    /// The machine's summary on one line (source, CPUs, nodes, quota, budget).
     pub topology: String,
     /// The executing domain (the producing domain of every output).
     pub domain_id: CpuDomainId,
@@ -116,7 +116,15 @@ impl CpuBackend {
             })
             .collect::<Vec<_>>()
             .join(", ");
-        let topology = inner.shared.topology.summary().lines().next().unwrap_or_default().to_string();
+        let topology = inner
+            .shared
+            .topology
+            .summary()
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("; ");
         ExecutionInfo {
             kind: inner.bundle.kind(),
             execution_mode,

@@ -4,7 +4,7 @@
 //! strata manages, or executors the caller owns), a GEMM provider bundle, per-domain
 //! buffer pools and plan caches. It implements the op traits of strata-tensor
 //! ([`ElementwiseOps`], [`AnalyticOps`], [`StructuralOps`], [`ReductionOps`],
-//! [`ContractionOps`], [`IndexingOps`], [`BufferOps`]) and
+//! [`ContractionOps`], [`IndexingOps`], [`FusionOps`], [`BufferOps`]) and
 //! re-exports what a program needs, so a quickstart depends on this crate alone
 //! (`use strata_backend::prelude::*`).
 //!
@@ -62,9 +62,9 @@ pub use strata_kernels::lru::CacheLimits;
 pub use strata_pool::PoolStats;
 pub use strata_provider::{CpuProviderBundle, ProviderKind};
 pub use strata_tensor::{
-    AnalyticOps, BufferOps, CacheStats, ContractionOps, DType, ElementwiseOps, Error, ErrorKind, IndexingOps,
-    ReductionOps, Result, StructuralOps, Tensor, TensorRead, TensorView, TensorViewMut, TensorWrite, TypedTensor,
-    TypedView, TypedViewMut, c32, c64, config,
+    AnalyticOps, BufferOps, CacheStats, ContractionOps, DType, ElementwiseOps, Error, ErrorKind, FusionOps,
+    IndexingOps, ReductionOps, Result, StructuralOps, Tensor, TensorRead, TensorView, TensorViewMut, TensorWrite,
+    TypedTensor, TypedView, TypedViewMut, c32, c64, config,
 };
 pub use strata_topology::{CpuSet, CpuTopology, NumaNodeId};
 
@@ -72,11 +72,11 @@ pub use strata_topology::{CpuSet, CpuTopology, NumaNodeId};
 pub mod prelude {
     pub use crate::{
         AnalyticOps, BufferOps, ContractionOps, CpuBackend, CpuBackendError, CpuPlacement, DType, ElementwiseOps,
-        Error, ErrorKind, ExecutionInfo, IndexingOps, NumaNodeId, ProviderKind, ReductionOps, StructuralOps, Tensor,
-        TensorRead, TensorWrite, TypedTensor, c32, c64,
+        Error, ErrorKind, ExecutionInfo, FusionOps, IndexingOps, NumaNodeId, ProviderKind, ReductionOps, StructuralOps,
+        Tensor, TensorRead, TensorWrite, TypedTensor, c32, c64,
     };
     pub use strata_tensor::config::{
-        BinaryOp, CompareDir, DotGeneralConfig, GatherConfig, GroupedGemmConfig, PadConfig, ReduceOp, ScatterCombiner,
-        ScatterConfig, SliceConfig, UnaryOp,
+        BinaryOp, CompareDir, DotGeneralConfig, ElementwiseFusionPlan, FusionInstr, GatherConfig, GroupedGemmConfig,
+        PadConfig, ReduceOp, ScatterCombiner, ScatterConfig, SliceConfig, UnaryOp,
     };
 }

@@ -3,14 +3,14 @@
 //! rule), call one kernel function with the context and the domain's caches.
 
 use strata_kernels::contraction::{self, PlanCache};
-use strata_kernels::{elementwise, indexing, reduction, structural};
+use strata_kernels::{elementwise, fusion, indexing, reduction, structural};
 use strata_tensor::config::{
-    BinaryOp, CompareDir, DotGeneralConfig, GatherConfig, GroupedGemmConfig, PadConfig, ReduceOp, ScatterConfig,
-    SliceConfig, UnaryOp,
+    BinaryOp, CompareDir, DotGeneralConfig, ElementwiseFusionPlan, GatherConfig, GroupedGemmConfig, PadConfig,
+    ReduceOp, ScatterConfig, SliceConfig, UnaryOp,
 };
 use strata_tensor::{
-    AnalyticOps, BufferOps, ContractionOps, DType, ElementwiseOps, IndexingOps, ReductionOps, Result, StructuralOps,
-    Tensor, TensorRead, TensorWrite, c64,
+    AnalyticOps, BufferOps, ContractionOps, DType, ElementwiseOps, FusionOps, IndexingOps, ReductionOps, Result,
+    StructuralOps, Tensor, TensorRead, TensorWrite, c64,
 };
 
 use crate::backend::CpuBackend;
@@ -116,6 +116,32 @@ macro_rules! impl_op_traits {
                 self.run("cast", x.len(), |ctx, _| structural::cast_into(ctx, x, out))
             }
 
+            fn reshape(&self, x: TensorRead<'_>, shape: &[usize]) -> Result<Tensor> {
+                self.run("reshape", x.len(), |ctx, _| structural::reshape(ctx, x, shape))
+            }
+
+            fn broadcast_in_dim(&self, x: TensorRead<'_>, out_shape: &[usize], dims: &[usize]) -> Result<Tensor> {
+                self.run("broadcast_in_dim", out_shape.iter().product(), |ctx, _| {
+                    structural::broadcast_in_dim(ctx, x, out_shape, dims)
+                })
+            }
+
+            fn extract_diagonal(&self, x: TensorRead<'_>, a: usize, b: usize) -> Result<Tensor> {
+                self.run("extract_diagonal", x.len(), |ctx, _| structural::extract_diagonal(ctx, x, a, b))
+            }
+
+            fn embed_diagonal(&self, x: TensorRead<'_>, a: usize, b: usize) -> Result<Tensor> {
+                self.run("embed_diagonal", x.len(), |ctx, _| structural::embed_diagonal(ctx, x, a, b))
+            }
+
+            fn tril(&self, x: TensorRead<'_>, k: isize) -> Result<Tensor> {
+                self.run("tril", x.len(), |ctx, _| structural::tril(ctx, x, k))
+            }
+
+            fn triu(&self, x: TensorRead<'_>, k: isize) -> Result<Tensor> {
+                self.run("triu", x.len(), |ctx, _| structural::triu(ctx, x, k))
+            }
+
             fn transpose(&self, x: TensorRead<'_>, perm: &[usize]) -> Result<Tensor> {
                 self.run("transpose", x.len(), |ctx, _| structural::transpose(ctx, x, perm))
             }
@@ -140,7 +166,8 @@ macro_rules! impl_op_traits {
             ) -> Result<Tensor> {
                 self.run("dot_general", lhs.len() + rhs.len(), |ctx, res| {
                     let cache = PlanCache::Domain(res.contraction_cache());
-                    contraction::dot_general(ctx, lhs, rhs, config, conj_lhs, conj_rhs, Some(&cache))
+                    let provider = res.provider(lhs.dtype());
+                    contraction::dot_general(ctx, lhs, rhs, config, conj_lhs, conj_rhs, provider, Some(&cache))
                 })
             }
 
@@ -157,6 +184,7 @@ macro_rules! impl_op_traits {
             ) -> Result<()> {
                 self.run("dot_general_into", lhs.len() + rhs.len() + out.len(), |ctx, res| {
                     let cache = PlanCache::Domain(res.contraction_cache());
+                    let provider = res.provider(lhs.dtype());
                     contraction::dot_general_into(
                         ctx,
                         lhs,
@@ -167,6 +195,7 @@ macro_rules! impl_op_traits {
                         alpha,
                         beta,
                         out,
+                        provider,
                         Some(&cache),
                     )
                 })
@@ -178,8 +207,9 @@ macro_rules! impl_op_traits {
                 rhs: &[TensorRead<'_>],
                 config: &GroupedGemmConfig,
             ) -> Result<Vec<Tensor>> {
-                self.run("grouped_gemm", total(lhs) + total(rhs), |ctx, _| {
-                    contraction::grouped_gemm(ctx, lhs, rhs, config)
+                self.run("grouped_gemm", total(lhs) + total(rhs), |ctx, res| {
+                    let dtype = lhs.first().map_or(DType::F64, |t| t.dtype());
+                    contraction::grouped_gemm(ctx, lhs, rhs, config, res.provider(dtype))
                 })
             }
 
@@ -258,6 +288,25 @@ macro_rules! impl_op_traits {
 
             fn reverse(&self, operand: TensorRead<'_>, axes: &[usize]) -> Result<Tensor> {
                 self.run("reverse", operand.len(), |ctx, _| indexing::reverse(ctx, &operand, axes))
+            }
+        }
+
+        impl FusionOps for $ty {
+            fn execute_fusion(&self, plan: &ElementwiseFusionPlan, inputs: &[TensorRead<'_>]) -> Result<Vec<Tensor>> {
+                self.run("execute_fusion", total(inputs), |ctx, _| fusion::execute(ctx, plan, inputs))
+            }
+
+            fn broadcast_multiply(
+                &self,
+                a: TensorRead<'_>,
+                a_dims: &[usize],
+                b: TensorRead<'_>,
+                b_dims: &[usize],
+                out_shape: &[usize],
+            ) -> Result<Tensor> {
+                self.run("broadcast_multiply", out_shape.iter().product(), |ctx, _| {
+                    fusion::broadcast_multiply(ctx, a, a_dims, b, b_dims, out_shape)
+                })
             }
         }
 

@@ -19,7 +19,8 @@ fn entry_error(op: &'static str, e: EngineError) -> Error {
 
 impl CpuBackend {
     /// Runs one op: enters the domain (inline for small `Auto` work or a budget of 1,
-    /// else with the domain's admission and executor), builds the kernel context, runs
+    /// else with the domain's admission and executor), builds the kernel context (the
+    /// entry's executor and budget, outputs from the allocation domain's pool), runs
     /// `kernel`, records the profile if on.
     #[inline]
     pub(crate) fn run<R>(
@@ -37,7 +38,8 @@ impl CpuBackend {
             domain.enter()
         }
         .map_err(|e| entry_error(op, e))?;
-        let ctx = KernelContext::new(Parallelism::new(entry.executor(), entry.budget()));
+        let pool = inner.allocation.resources().buffer_pool();
+        let ctx = KernelContext::new(Parallelism::new(entry.executor(), entry.budget())).with_pool(pool);
         let out = kernel(&ctx, inner);
         drop(entry);
         if let Some(t) = started {
@@ -128,7 +130,8 @@ impl CpuSession<'_> {
         kernel: impl FnOnce(&KernelContext<'_>, &Inner) -> Result<R>,
     ) -> Result<R> {
         let started = self.inner.shared.profiler.start();
-        let ctx = KernelContext::new(Parallelism::new(self.entry.executor(), self.entry.budget()));
+        let pool = self.inner.allocation.resources().buffer_pool();
+        let ctx = KernelContext::new(Parallelism::new(self.entry.executor(), self.entry.budget())).with_pool(pool);
         let out = kernel(&ctx, self.inner);
         if let Some(t) = started {
             self.inner.shared.profiler.record(op, t);

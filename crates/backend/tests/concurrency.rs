@@ -61,7 +61,7 @@ fn a_panic_inside_install_or_a_session_leaves_the_backend_usable() {
 fn sixteen_threads_mixing_placements_sessions_and_ops() {
     let (fixture, _) = fixture_backend(2, 2, 1);
     let live = CpuBackend::with_threads(1).unwrap();
-    let handles = vec![
+    let handles = [
         fixture.clone(),
         fixture.for_placement(CpuPlacement::NumaNode(NumaNodeId(0))).unwrap(),
         fixture.for_placement(CpuPlacement::NumaNode(NumaNodeId(1))).unwrap(),

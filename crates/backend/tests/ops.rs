@@ -25,7 +25,8 @@ fn elementwise_family_matches_naive_loops() {
     let mut rng = Rng::new(1);
     let (x, y) = (rng.vec(12), rng.vec(12).into_iter().map(|v| if v == 0.0 { 3.0 } else { v }).collect::<Vec<_>>());
     let (tx, ty) = (tensor(x.clone(), &[3, 4]), tensor(y.clone(), &[3, 4]));
-    let cases: [(&str, fn(f64, f64) -> f64); 6] = [
+    type Reference = fn(f64, f64) -> f64;
+    let cases: [(&str, Reference); 6] = [
         ("add", |a, b| a + b),
         ("sub", |a, b| a - b),
         ("mul", |a, b| a * b),
@@ -62,7 +63,7 @@ fn elementwise_family_matches_naive_loops() {
     assert_eq!(f64s(&sel), x.iter().zip(&y).map(|(&a, &c)| if a < c { a } else { c }).collect::<Vec<_>>());
     let (lo, hi) = (tensor(vec![-2.0], &[]), tensor(vec![2.0], &[]));
     let cl = b.clamp((&lo).into(), (&tx).into(), (&hi).into()).unwrap();
-    assert_eq!(f64s(&cl), x.iter().map(|v| v.max(-2.0).min(2.0)).collect::<Vec<_>>());
+    assert_eq!(f64s(&cl), x.iter().map(|v| v.clamp(-2.0, 2.0)).collect::<Vec<_>>());
 
     // abs of complex is real.
     let z = Tensor::from(TypedTensor::from_vec(vec![c64::new(3.0, 4.0), c64::new(0.0, -1.0)], &[2]).unwrap());
@@ -287,7 +288,8 @@ fn indexing_family() {
     let sc = b
         .scatter((&t).into(), (&idx).into(), (&updates).into(), &ScatterConfig::rows(2, ScatterCombiner::Add))
         .unwrap();
-    let want_sc: Vec<f64> = x.iter().enumerate().map(|(i, v)| if i < 4 || i >= 8 { v + 1.0 } else { *v }).collect();
+    let want_sc: Vec<f64> =
+        x.iter().enumerate().map(|(i, v)| if !(4..8).contains(&i) { v + 1.0 } else { *v }).collect();
     assert_eq!(f64s(&sc), want_sc);
     assert!(b.indexed_plan_cache_stats().lookups() > 0);
     let err = b.slice((&t).into(), &SliceConfig::new(vec![0, 0], vec![3, 4], vec![0, 1])).unwrap_err();
@@ -340,6 +342,9 @@ fn op_traits_are_object_safe() {
     let ct: &dyn ContractionOps = &b;
     let ix: &dyn IndexingOps = &b;
     let bf: &dyn BufferOps = &b;
+    let fu: &dyn FusionOps = &b;
+    let outer = fu.broadcast_multiply((&t).into(), &[0], (&t).into(), &[1], &[2, 2]).unwrap();
+    assert_eq!(f64s(&outer), vec![1.0, 2.0, 2.0, 4.0]);
     assert_eq!(f64s(&ew.add((&t).into(), (&t).into()).unwrap()), vec![2.0, 4.0]);
     assert_eq!(f64s(&an.sqrt((&tensor(vec![4.0], &[1])).into()).unwrap()), vec![2.0]);
     assert_eq!(f64s(&st.to_contiguous((&t).into()).unwrap()), vec![1.0, 2.0]);
@@ -365,4 +370,49 @@ fn bad_elementwise_inputs_are_typed_errors() {
     assert_eq!(b.add((&a).into(), (&i).into()).unwrap_err().kind(), ErrorKind::DTypeMismatch);
     let z = Tensor::from(TypedTensor::from_vec(vec![c64::new(1.0, 0.0)], &[1]).unwrap());
     assert_eq!(b.compare(CompareDir::Lt, (&z).into(), (&z).into()).unwrap_err().kind(), ErrorKind::Unsupported);
+}
+
+#[test]
+fn remaining_structural_ops_and_fusion() {
+    let b = backend();
+    let x: Vec<f64> = (0..6).map(f64::from).collect();
+    let t = tensor(x.clone(), &[2, 3]);
+    let r = b.reshape((&t).into(), &[3, 2]).unwrap();
+    assert_eq!((r.shape(), f64s(&r)), (&[3usize, 2][..], x.clone()));
+    // Reshape of a transposed view reads it in row-major order.
+    let rt = b.reshape(t.view().permute(&[1, 0]).unwrap().into(), &[6]).unwrap();
+    assert_eq!(f64s(&rt), vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
+    assert_eq!(b.reshape((&t).into(), &[4]).unwrap_err().kind(), ErrorKind::ShapeMismatch);
+    let row = tensor(vec![1.0, 2.0, 3.0], &[3]);
+    let bc = b.broadcast_in_dim((&row).into(), &[2, 3], &[1]).unwrap();
+    assert_eq!(f64s(&bc), vec![1.0, 2.0, 3.0, 1.0, 2.0, 3.0]);
+    let sq = tensor((0..9).map(f64::from).collect(), &[3, 3]);
+    let d = b.extract_diagonal((&sq).into(), 0, 1).unwrap();
+    assert_eq!(f64s(&d), vec![0.0, 4.0, 8.0]);
+    let e = b.embed_diagonal((&d).into(), 0, 1).unwrap();
+    let want_e: Vec<f64> = (0..9).map(|i| if i % 4 == 0 { i as f64 } else { 0.0 }).collect();
+    assert_eq!(f64s(&e), want_e);
+    let lower = b.tril((&sq).into(), 0).unwrap();
+    let upper = b.triu((&sq).into(), 1).unwrap();
+    for i in 0..3 {
+        for j in 0..3 {
+            let v = (i * 3 + j) as f64;
+            assert_eq!(f64s(&lower)[i * 3 + j], if j <= i { v } else { 0.0 });
+            assert_eq!(f64s(&upper)[i * 3 + j], if j > i { v } else { 0.0 });
+        }
+    }
+
+    // (a + b) * a in one pass.
+    let mut plan = ElementwiseFusionPlan::default();
+    let a = plan.push(FusionInstr::Input(0));
+    let c = plan.push(FusionInstr::Input(1));
+    let s = plan.push(FusionInstr::Binary(BinaryOp::Add, a, c));
+    let p = plan.push(FusionInstr::Binary(BinaryOp::Mul, s, a));
+    plan.add_output(p);
+    let other = tensor(vec![1.0; 6], &[2, 3]);
+    let out = b.execute_fusion(&plan, &[(&t).into(), (&other).into()]).unwrap();
+    assert_eq!(f64s(&out[0]), x.iter().map(|v| (v + 1.0) * v).collect::<Vec<_>>());
+    let col = tensor(vec![1.0, 2.0], &[2]);
+    let outer = b.broadcast_multiply((&col).into(), &[0], (&row).into(), &[1], &[2, 3]).unwrap();
+    assert_eq!(f64s(&outer), vec![1.0, 2.0, 3.0, 2.0, 4.0, 6.0]);
 }

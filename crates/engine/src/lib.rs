@@ -26,6 +26,10 @@
 //! budget of 1. The backend uses it when the domain's budget is 1 or an operation is too
 //! small to split. Explicit placements always run on the domain's workers.
 //!
+//! **Entries stay on their thread.** A [`DomainEntry`] borrows its domain and holds an
+//! arbiter permit, which belongs to the entering thread; it is not `Send`. Work fans out
+//! through the entry's executor, never by moving the entry.
+//!
 //! **Not here.** Kernels (they see only [`CpuDomainExecutor`]), the cache types stored in
 //! resource slots, provider selection, and discovery of the machine (strata-topology).
 //!

@@ -221,7 +221,8 @@ impl ManagedDomainRegistry {
     /// share the all-allowed domain.
     ///
     /// Errors: those of [`resolve_placement`] and of building the pool
-    /// ([`ManagedCpuExecutor`]'s pinning checks).
+    /// ([`ManagedCpuExecutor`]'s pinning checks). A failed build is not remembered: the
+    /// next call tries again.
     pub fn domain(&self, placement: &CpuPlacement) -> Result<Arc<CpuDomain>, EngineError> {
         if let Some(built) = self.already_built(placement) {
             return Ok(built);

@@ -1,9 +1,9 @@
 //! vdot, norm_squared and axpby_into against reference loops in c64 on random strided
 //! tensors of all four dtypes, and their bad inputs.
 
-mod common;
+mod contraction_support;
 
-use common::{Kind, Rng, Strided, get_c64, indices};
+use contraction_support::{Kind, Rng, Strided, get_c64, indices};
 use strata_kernels::KernelContext;
 use strata_kernels::contraction::{axpby_into, norm_squared, vdot};
 use strata_tensor::{DType, ErrorKind, Tensor, c64};

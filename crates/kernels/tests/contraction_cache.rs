@@ -7,13 +7,15 @@ use strata_kernels::lru::CacheLimits;
 use strata_tensor::config::DotGeneralConfig;
 use strata_tensor::{CacheStats, Tensor};
 
+static FAER: strata_provider::FaerGemmProvider = strata_provider::FaerGemmProvider;
+
 fn mat(rows: usize, cols: usize) -> Tensor {
     Tensor::from_vec((0..rows * cols).map(|i| (i % 7) as f64 - 3.0).collect(), &[rows, cols]).unwrap()
 }
 
 fn run(cache: &PlanCache<'_>, a: &Tensor, b: &Tensor) -> Tensor {
     let ctx = KernelContext::sequential();
-    dot_general(&ctx, a.into(), b.into(), &DotGeneralConfig::matmul(), false, false, Some(cache)).unwrap()
+    dot_general(&ctx, a.into(), b.into(), &DotGeneralConfig::matmul(), false, false, &FAER, Some(cache)).unwrap()
 }
 
 fn counts(s: CacheStats) -> (usize, u64, u64, u64, u64) {
@@ -33,14 +35,16 @@ fn domain_cache_keys_on_geometry_not_offsets() {
     let big = mat(5, 6);
     let window = big.view().slice_axis(0, 1, 5, 1).unwrap();
     let ctx = KernelContext::sequential();
-    dot_general(&ctx, window.into(), (&b).into(), &DotGeneralConfig::matmul(), false, false, Some(&cache)).unwrap();
+    dot_general(&ctx, window.into(), (&b).into(), &DotGeneralConfig::matmul(), false, false, &FAER, Some(&cache))
+        .unwrap();
     assert_eq!(counts(domain.stats()), (1, 2, 1, 0, 0));
     // Transposed strides or another config: new analyses.
     let at = mat(6, 4);
     let at_t = at.view().permute(&[1, 0]).unwrap();
-    dot_general(&ctx, at_t.into(), (&b).into(), &DotGeneralConfig::matmul(), false, false, Some(&cache)).unwrap();
+    dot_general(&ctx, at_t.into(), (&b).into(), &DotGeneralConfig::matmul(), false, false, &FAER, Some(&cache))
+        .unwrap();
     let outer = DotGeneralConfig::default();
-    dot_general(&ctx, (&a).into(), (&b).into(), &outer, false, false, Some(&cache)).unwrap();
+    dot_general(&ctx, (&a).into(), (&b).into(), &outer, false, false, &FAER, Some(&cache)).unwrap();
     assert_eq!(counts(domain.stats()), (3, 2, 3, 0, 0));
     assert!(domain.stats().bytes > 0);
     domain.clear();

@@ -6,6 +6,8 @@ use strata_kernels::contraction::{ContractionCache, PlanCache, dot_general, dot_
 use strata_tensor::config::DotGeneralConfig;
 use strata_tensor::{ErrorKind, Tensor, c64};
 
+static FAER: strata_provider::FaerGemmProvider = strata_provider::FaerGemmProvider;
+
 fn mat(rows: usize, cols: usize) -> Tensor {
     Tensor::from_vec((0..rows * cols).map(|i| i as f64).collect(), &[rows, cols]).unwrap()
 }
@@ -160,6 +162,7 @@ fn each_bad_input_is_refused_before_writing() {
             c.alpha,
             one,
             (&mut c.out).into(),
+            &FAER,
             Some(&cache),
         )
         .expect_err(c.name);
@@ -170,8 +173,8 @@ fn each_bad_input_is_refused_before_writing() {
         // The fresh-output form refuses the same operands the same way (destination
         // errors aside).
         if !c.name.starts_with("destination") && c.name != "complex alpha on real data" {
-            let e2 =
-                dot_general(&ctx, c.lhs.into(), c.rhs.into(), &c.config, false, false, Some(&cache)).expect_err(c.name);
+            let e2 = dot_general(&ctx, c.lhs.into(), c.rhs.into(), &c.config, false, false, &FAER, Some(&cache))
+                .expect_err(c.name);
             assert_eq!(e2.kind(), c.kind, "{}", c.name);
         }
     }

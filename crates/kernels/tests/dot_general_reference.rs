@@ -3,13 +3,16 @@
 //! axes, operands stored in random axis orders with steps, margins and reversed axes,
 //! all four dtypes, conjugation flags, alpha and beta, fresh and strided destinations.
 
-mod common;
+mod contraction_support;
 
-use common::{Kind, Rng, Strided, get_c64, indices};
+use contraction_support::{Kind, Rng, Strided, get_c64, indices};
 use strata_kernels::KernelContext;
 use strata_kernels::contraction::{ContractionAnalysisCache, PlanCache, dot_general, dot_general_into};
+use strata_provider::GemmProvider;
 use strata_tensor::config::DotGeneralConfig;
 use strata_tensor::{TensorView, c64};
+
+static FAER: strata_provider::FaerGemmProvider = strata_provider::FaerGemmProvider;
 
 /// One random contraction: logical roles, then each operand's axes shuffled.
 struct Case {
@@ -125,6 +128,8 @@ fn check_close(kind: Kind, what: &str, got: c64, want: c64, scale: f64, terms: u
 fn dot_general_matches_reference_on_random_configs() {
     let ctx = KernelContext::sequential();
     let domain = ContractionAnalysisCache::default();
+    let naive = strata_provider::NaiveGemmProvider::new();
+    let unit = contraction_support::UnitStrideProvider::default();
     for seed in 0..400u64 {
         let mut rng = Rng::new(seed);
         let case = draw_case(&mut rng);
@@ -135,6 +140,11 @@ fn dot_general_matches_reference_on_random_configs() {
         let (out_shape, want, mags) = reference(&case, &lv, &rv);
         let terms: usize = case.config.lhs_contracting.iter().map(|&d| case.lhs_shape[d]).product();
         let cache = PlanCache::Domain(&domain);
+        // faer (the real path), the provider crate's naive reference GEMM (checks our
+        // strides independently of faer), and a BLAS-like double that refuses matrices
+        // without a unit stride (checks the forced packing).
+        let providers: [&dyn GemmProvider; 3] = [&FAER, &naive, &unit];
+        let provider = providers[seed as usize % 3];
         let ctx_msg = |i: usize| {
             format!(
                 "seed {seed}, case {:?} {:?} {:?} conj {:?}, element {i}",
@@ -150,6 +160,7 @@ fn dot_general_matches_reference_on_random_configs() {
                 &case.config,
                 case.conj[0],
                 case.conj[1],
+                provider,
                 Some(&cache),
             )
             .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
@@ -175,6 +186,7 @@ fn dot_general_matches_reference_on_random_configs() {
                 alpha,
                 beta,
                 out.view_mut().into(),
+                provider,
                 Some(&cache),
             )
             .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
@@ -204,11 +216,12 @@ fn dot_general_matches_reference_on_random_configs() {
     }
     let s = domain.stats();
     assert!(s.misses > 0 && s.entries > 0);
+    assert!(naive.calls() > 0 && unit.calls() > 0, "the provider route was exercised");
 }
 
 #[test]
 fn results_do_not_depend_on_the_thread_count() {
-    let exec = common::ThreadExecutor::new(4);
+    let exec = contraction_support::ThreadExecutor::new(4);
     let threaded = KernelContext::new(strata_kernels::Parallelism::new(&exec, 4));
     let inline = KernelContext::sequential();
     let mut rng = Rng::new(77);
@@ -218,8 +231,10 @@ fn results_do_not_depend_on_the_thread_count() {
             let lhs = Strided::random(&mut rng, kind, &[b, m, k], false);
             let rhs = Strided::random(&mut rng, kind, &[b, k, n], false);
             let cfg = DotGeneralConfig::new(vec![0], vec![0], vec![2], vec![1]);
-            let one = dot_general(&inline, lhs.view().into(), rhs.view().into(), &cfg, true, false, None).unwrap();
-            let many = dot_general(&threaded, lhs.view().into(), rhs.view().into(), &cfg, true, false, None).unwrap();
+            let one =
+                dot_general(&inline, lhs.view().into(), rhs.view().into(), &cfg, true, false, &FAER, None).unwrap();
+            let many =
+                dot_general(&threaded, lhs.view().into(), rhs.view().into(), &cfg, true, false, &FAER, None).unwrap();
             assert_eq!(format!("{one:?}"), format!("{many:?}"), "{kind:?} {b}x{m}x{k}x{n}");
         }
     }

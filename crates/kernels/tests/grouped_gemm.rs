@@ -2,13 +2,15 @@
 //! independent reference loop and against calling dot_general job by job, on one thread
 //! and on real worker threads; and its bad inputs.
 
-mod common;
+mod contraction_support;
 
-use common::{Kind, Rng, Strided, ThreadExecutor, get_c64, indices};
+use contraction_support::{Kind, Rng, Strided, ThreadExecutor, get_c64, indices};
 use strata_kernels::contraction::{dot_general, grouped_gemm};
 use strata_kernels::{KernelContext, Parallelism};
 use strata_tensor::config::{DotGeneralConfig, GroupedGemmConfig};
 use strata_tensor::{ErrorKind, Tensor, TensorRead, c64};
+
+static FAER: strata_provider::FaerGemmProvider = strata_provider::FaerGemmProvider;
 
 struct Jobs {
     kind: Kind,
@@ -77,7 +79,7 @@ fn check_all(ctx: &KernelContext<'_>, seeds: std::ops::Range<u64>) {
         let rv: Vec<_> = jobs.rhs.iter().map(|s| s.view()).collect();
         let lr: Vec<TensorRead<'_>> = lv.iter().cloned().map(Into::into).collect();
         let rr: Vec<TensorRead<'_>> = rv.iter().cloned().map(Into::into).collect();
-        let outs = grouped_gemm(ctx, &lr, &rr, &jobs.config).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let outs = grouped_gemm(ctx, &lr, &rr, &jobs.config, &FAER).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         assert_eq!(outs.len(), lv.len());
         for (j, out) in outs.iter().enumerate() {
             let (shape, want) = reference(&lv[j], &rv[j], &jobs.config);
@@ -89,9 +91,17 @@ fn check_all(ctx: &KernelContext<'_>, seeds: std::ops::Range<u64>) {
             } else {
                 DotGeneralConfig::matmul()
             };
-            let single =
-                dot_general(ctx, lr[j].clone(), rr[j].clone(), &cfg, jobs.config.conj_lhs, jobs.config.conj_rhs, None)
-                    .unwrap();
+            let single = dot_general(
+                ctx,
+                lr[j].clone(),
+                rr[j].clone(),
+                &cfg,
+                jobs.config.conj_lhs,
+                jobs.config.conj_rhs,
+                &FAER,
+                None,
+            )
+            .unwrap();
             let (ov, sv) = (out.view(), single.view());
             for (i, idx) in indices(&shape).iter().enumerate() {
                 let got = get_c64(&ov, idx);
@@ -125,14 +135,14 @@ fn bad_grouped_inputs_are_typed_errors() {
     let ai = Tensor::from_vec(vec![1i32; 6], &[2, 3]).unwrap();
     let bi = Tensor::from_vec(vec![1i32; 12], &[3, 4]).unwrap();
     let cfg = GroupedGemmConfig::default();
-    let e = grouped_gemm(&ctx, &[(&a).into(), (&a).into()], &[(&b).into()], &cfg).unwrap_err();
+    let e = grouped_gemm(&ctx, &[(&a).into(), (&a).into()], &[(&b).into()], &cfg, &FAER).unwrap_err();
     assert_eq!((e.kind(), e.op()), (ErrorKind::InvalidArgument, "grouped_gemm"));
-    let e = grouped_gemm(&ctx, &[(&a).into()], &[(&a).into()], &cfg).unwrap_err();
+    let e = grouped_gemm(&ctx, &[(&a).into()], &[(&a).into()], &cfg, &FAER).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::ShapeMismatch);
-    let e = grouped_gemm(&ctx, &[(&a).into(), (&a).into()], &[(&b).into(), (&bf).into()], &cfg).unwrap_err();
+    let e = grouped_gemm(&ctx, &[(&a).into(), (&a).into()], &[(&b).into(), (&bf).into()], &cfg, &FAER).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::DTypeMismatch);
     assert!(e.message().starts_with("job 1: rhs has dtype float32"), "{e}");
-    let e = grouped_gemm(&ctx, &[(&ai).into()], &[(&bi).into()], &cfg).unwrap_err();
+    let e = grouped_gemm(&ctx, &[(&ai).into()], &[(&bi).into()], &cfg, &FAER).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Unsupported);
-    assert!(grouped_gemm(&ctx, &[], &[], &cfg).unwrap().is_empty());
+    assert!(grouped_gemm(&ctx, &[], &[], &cfg, &FAER).unwrap().is_empty());
 }

@@ -8,9 +8,7 @@ use strata_tensor::{c32, c64};
 
 use crate::error::GemmError;
 use crate::job::{BatchedGemm, element_index, prepare};
-use crate::provider::{
-    GemmDTypes, GemmProvider, PlacementControl, ProviderCapabilities, ThreadControl,
-};
+use crate::provider::{GemmDTypes, GemmProvider, PlacementControl, ProviderCapabilities, ThreadControl};
 use crate::scalar::GemmScalar;
 
 /// `cblas_sgemm` / `cblas_dgemm`: `(layout, transa, transb, m, n, k, alpha, a, lda, b,
@@ -114,15 +112,11 @@ pub struct BlasThreading {
 impl BlasThreading {
     /// A BLAS that runs on the calling thread only (a sequential build, or one whose
     /// team was set to one thread).
-    pub const SEQUENTIAL: BlasThreading = BlasThreading {
-        threads: ThreadControl::Sequential,
-        placement: PlacementControl::CallingThread,
-    };
+    pub const SEQUENTIAL: BlasThreading =
+        BlasThreading { threads: ThreadControl::Sequential, placement: PlacementControl::CallingThread };
     /// A BLAS with a process-wide thread team (OpenBLAS with threads).
-    pub const PROCESS_TEAM: BlasThreading = BlasThreading {
-        threads: ThreadControl::GlobalOnly,
-        placement: PlacementControl::OwnWorkers,
-    };
+    pub const PROCESS_TEAM: BlasThreading =
+        BlasThreading { threads: ThreadControl::GlobalOnly, placement: PlacementControl::OwnWorkers };
 }
 
 /// A GEMM provider over `?gemm` function pointers registered at run time (CBLAS or
@@ -144,16 +138,8 @@ impl BlasGemmProvider {
     /// Every non-`None` pointer must implement the standard CBLAS `?gemm` for its dtype
     /// with 32-bit integers, be callable from any thread concurrently, and access only
     /// the elements of the matrices it is given.
-    pub unsafe fn from_cblas(
-        name: impl Into<Cow<'static, str>>,
-        fns: CblasGemmFns,
-        threading: BlasThreading,
-    ) -> Self {
-        BlasGemmProvider {
-            name: name.into(),
-            entry: EntryPoints::Cblas(fns),
-            threading,
-        }
+    pub unsafe fn from_cblas(name: impl Into<Cow<'static, str>>, fns: CblasGemmFns, threading: BlasThreading) -> Self {
+        BlasGemmProvider { name: name.into(), entry: EntryPoints::Cblas(fns), threading }
     }
 
     /// Registers Fortran entry points.
@@ -166,11 +152,7 @@ impl BlasGemmProvider {
         fns: FortranGemmFns,
         threading: BlasThreading,
     ) -> Self {
-        BlasGemmProvider {
-            name: name.into(),
-            entry: EntryPoints::Fortran(fns),
-            threading,
-        }
+        BlasGemmProvider { name: name.into(), entry: EntryPoints::Fortran(fns), threading }
     }
 
     fn dtypes(&self) -> GemmDTypes {
@@ -189,11 +171,7 @@ impl BlasGemmProvider {
         set
     }
 
-    pub(crate) fn run<T: BlasScalar>(
-        &self,
-        job: &mut BatchedGemm<'_, T>,
-        threads: usize,
-    ) -> Result<(), GemmError> {
+    pub(crate) fn run<T: BlasScalar>(&self, job: &mut BatchedGemm<'_, T>, threads: usize) -> Result<(), GemmError> {
         prepare(job, threads)?;
         if !T::has_entry(&self.entry) {
             return Err(GemmError::unsupported(
@@ -204,8 +182,7 @@ impl BlasGemmProvider {
         if job.finish_trivial() {
             return Ok(());
         }
-        let plan = ColMajorPlan::new(job)
-            .map_err(|reason| GemmError::unsupported(self.name.clone(), reason))?;
+        let plan = ColMajorPlan::new(job).map_err(|reason| GemmError::unsupported(self.name.clone(), reason))?;
         let (a, b) = (job.a, job.b);
         let c = &mut job.c;
         for bi in 0..job.batch {
@@ -311,14 +288,7 @@ fn to_int(v: usize, what: &str) -> Result<c_int, String> {
 }
 
 /// A factor as BLAS sees it: transpose flag and leading dimension.
-fn factor(
-    name: &str,
-    rows: usize,
-    cols: usize,
-    rs: isize,
-    cs: isize,
-    conj: bool,
-) -> Result<(Trans, usize), String> {
+fn factor(name: &str, rows: usize, cols: usize, rs: isize, cs: isize, conj: bool) -> Result<(Trans, usize), String> {
     let as_is = col_major_ld(rows, cols, rs, cs);
     let transposed = col_major_ld(cols, rows, cs, rs);
     match (conj, as_is, transposed) {

@@ -8,8 +8,7 @@ use strata_tensor::DType;
 use crate::error::{BundleError, GemmError};
 use crate::job::BatchedGemm;
 use crate::provider::{
-    GemmDTypes, GemmProvider, ParallelismOwner, PlacementControl, ProviderCapabilities,
-    parallelism_owner,
+    GemmDTypes, GemmProvider, ParallelismOwner, PlacementControl, ProviderCapabilities, parallelism_owner,
 };
 use crate::scalar::GemmScalar;
 
@@ -105,11 +104,7 @@ pub struct CpuProviderBundle {
 impl CpuProviderBundle {
     /// A builder starting from the defaults of `kind`.
     pub fn builder(kind: ProviderKind) -> CpuProviderBundleBuilder {
-        CpuProviderBundleBuilder {
-            kind,
-            chosen: [None, None, None, None],
-            rejected: None,
-        }
+        CpuProviderBundleBuilder { kind, chosen: [None, None, None, None], rejected: None }
     }
 
     /// The defaults of `kind`, built.
@@ -134,11 +129,7 @@ impl CpuProviderBundle {
 
     /// Runs `job` on the provider for `T`. An `Unsupported` answer is returned as is
     /// (nothing written) so that the caller can fall back.
-    pub fn gemm<T: GemmScalar>(
-        &self,
-        job: &mut BatchedGemm<'_, T>,
-        threads: usize,
-    ) -> Result<(), GemmError> {
+    pub fn gemm<T: GemmScalar>(&self, job: &mut BatchedGemm<'_, T>, threads: usize) -> Result<(), GemmError> {
         let slot = GemmDTypes::slot(T::DTYPE);
         // INVARIANT: GemmScalar is sealed to the four GEMM dtypes, which all have a slot.
         let slot = slot.unwrap_or(0);
@@ -147,8 +138,7 @@ impl CpuProviderBundle {
 
     /// Who owns the parallelism of a `dtype` operation on a domain of `budget` workers.
     pub fn parallelism_owner(&self, dtype: DType, budget: usize) -> Option<ParallelismOwner> {
-        self.capabilities(dtype)
-            .map(|caps| parallelism_owner(caps, budget))
+        self.capabilities(dtype).map(|caps| parallelism_owner(caps, budget))
     }
 
     /// Whether both handles are clones of one built bundle.
@@ -173,11 +163,7 @@ impl CpuProviderBundle {
         }
         for (dtype, slot) in GemmDTypes::ORDER.into_iter().zip(&self.inner.slots) {
             let owner = parallelism_owner(&slot.caps, domain.thread_budget);
-            let ParallelismOwner::Provider {
-                exclusive_permit: true,
-                threads,
-            } = owner
-            else {
+            let ParallelismOwner::Provider { exclusive_permit: true, threads } = owner else {
                 continue;
             };
             if domain.admission == DomainAdmission::ExclusivePermit {
@@ -190,9 +176,7 @@ impl CpuProviderBundle {
                 (DomainPlacement::ExactPinned, _) => {
                     "its process-wide thread setting cannot be bounded to the domain's pinned CPUs"
                 }
-                (DomainPlacement::Advisory, _) => {
-                    "its threads would oversubscribe CPUs admitted to other work"
-                }
+                (DomainPlacement::Advisory, _) => "its threads would oversubscribe CPUs admitted to other work",
                 (DomainPlacement::CallerManaged, _) => {
                     "the caller manages admission, so no Exclusive permit can cover its threads"
                 }
@@ -236,8 +220,7 @@ impl CpuProviderBundleBuilder {
         match GemmDTypes::slot(dtype) {
             Some(s) => self.chosen[s] = Some(provider),
             None => {
-                self.rejected
-                    .get_or_insert((dtype, provider.capabilities().name.into_owned()));
+                self.rejected.get_or_insert((dtype, provider.capabilities().name.into_owned()));
             }
         }
         self
@@ -254,18 +237,12 @@ impl CpuProviderBundleBuilder {
             let provider = match chosen.or_else(|| defaults.clone()) {
                 Some(p) => p,
                 None => {
-                    return Err(BundleError::MissingProvider {
-                        dtype,
-                        kind: self.kind,
-                    });
+                    return Err(BundleError::MissingProvider { dtype, kind: self.kind });
                 }
             };
             let caps = provider.capabilities();
             if !caps.dtypes.contains(dtype) {
-                return Err(BundleError::DTypeNotDeclared {
-                    provider: caps.name.into_owned(),
-                    dtype,
-                });
+                return Err(BundleError::DTypeNotDeclared { provider: caps.name.into_owned(), dtype });
             }
             slots.push(Slot { provider, caps });
         }
@@ -274,24 +251,14 @@ impl CpuProviderBundleBuilder {
             // INVARIANT: the loop pushes exactly one slot per entry of ORDER (4).
             Err(_) => unreachable!("four GEMM dtypes give four slots"),
         };
-        Ok(CpuProviderBundle {
-            inner: Arc::new(BundleInner {
-                kind: self.kind,
-                slots,
-            }),
-        })
+        Ok(CpuProviderBundle { inner: Arc::new(BundleInner { kind: self.kind, slots }) })
     }
 }
 
 /// The provider a kind uses for dtypes nobody chose (`None`: the kind has none).
 fn default_provider(kind: ProviderKind) -> Result<Option<Arc<dyn GemmProvider>>, BundleError> {
     match kind {
-        ProviderKind::Faer => faer_default()
-            .map(Some)
-            .ok_or(BundleError::FeatureNotCompiled {
-                kind,
-                feature: "faer",
-            }),
+        ProviderKind::Faer => faer_default().map(Some).ok_or(BundleError::FeatureNotCompiled { kind, feature: "faer" }),
         ProviderKind::Injected => Ok(faer_default()),
         ProviderKind::Blas => blas_default(),
     }
@@ -314,8 +281,5 @@ fn blas_default() -> Result<Option<Arc<dyn GemmProvider>>, BundleError> {
 
 #[cfg(not(feature = "blas-openblas"))]
 fn blas_default() -> Result<Option<Arc<dyn GemmProvider>>, BundleError> {
-    Err(BundleError::FeatureNotCompiled {
-        kind: ProviderKind::Blas,
-        feature: "blas-openblas",
-    })
+    Err(BundleError::FeatureNotCompiled { kind: ProviderKind::Blas, feature: "blas-openblas" })
 }

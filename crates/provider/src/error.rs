@@ -52,9 +52,7 @@ pub enum GemmError {
         len: usize,
     },
     /// The index arithmetic of an operand does not fit in 128 bits.
-    #[error(
-        "gemm: operand {operand} with extents {extents:?} and strides {strides:?} overflows index arithmetic"
-    )]
+    #[error("gemm: operand {operand} with extents {extents:?} and strides {strides:?} overflows index arithmetic")]
     IndexOverflow {
         /// Which matrix.
         operand: Operand,
@@ -99,10 +97,7 @@ pub enum GemmError {
 impl GemmError {
     /// A refusal by `provider`: the caller should fall back.
     pub fn unsupported(provider: impl Into<Cow<'static, str>>, reason: impl Into<String>) -> Self {
-        GemmError::Unsupported {
-            provider: provider.into(),
-            reason: reason.into(),
-        }
+        GemmError::Unsupported { provider: provider.into(), reason: reason.into() }
     }
 
     /// True when the request was merely refused (fall back to another provider).
@@ -133,9 +128,7 @@ impl From<GemmError> for Error {
 #[non_exhaustive]
 pub enum BundleError {
     /// No provider was given for a dtype and the kind has no default for it.
-    #[error(
-        "provider bundle: no GEMM provider for {dtype:?} (the {kind:?} kind has no default for it)"
-    )]
+    #[error("provider bundle: no GEMM provider for {dtype:?} (the {kind:?} kind has no default for it)")]
     MissingProvider {
         /// The uncovered dtype.
         dtype: DType,
@@ -152,9 +145,7 @@ pub enum BundleError {
         dtype: DType,
     },
     /// The kind needs a cargo feature that this build does not have.
-    #[error(
-        "provider bundle: the {kind:?} kind needs the cargo feature `{feature}`, which this build lacks"
-    )]
+    #[error("provider bundle: the {kind:?} kind needs the cargo feature `{feature}`, which this build lacks")]
     FeatureNotCompiled {
         /// The requested kind.
         kind: crate::ProviderKind,
@@ -170,9 +161,7 @@ pub enum BundleError {
         reason: String,
     },
     /// A provider cannot honour the domain's contract.
-    #[error(
-        "provider bundle: provider {provider} ({dtype:?}) cannot serve domain {domain}: {reason}"
-    )]
+    #[error("provider bundle: provider {provider} ({dtype:?}) cannot serve domain {domain}: {reason}")]
     CannotHonourDomain {
         /// Label of the domain.
         domain: String,
@@ -196,16 +185,11 @@ pub enum BundleError {
 impl From<BundleError> for Error {
     fn from(e: BundleError) -> Self {
         let msg = e.to_string();
-        let msg = msg
-            .strip_prefix("provider bundle: ")
-            .unwrap_or(&msg)
-            .to_owned();
+        let msg = msg.strip_prefix("provider bundle: ").unwrap_or(&msg).to_owned();
         let base = match &e {
             BundleError::MissingProvider { .. }
             | BundleError::DTypeNotDeclared { .. }
-            | BundleError::InvalidContract { .. } => {
-                Error::invalid_argument("provider bundle", msg)
-            }
+            | BundleError::InvalidContract { .. } => Error::invalid_argument("provider bundle", msg),
             BundleError::FeatureNotCompiled { .. } | BundleError::CannotHonourDomain { .. } => {
                 Error::unsupported("provider bundle", msg)
             }

@@ -8,9 +8,7 @@ use strata_tensor::{c32, c64};
 
 use crate::error::GemmError;
 use crate::job::{BatchedGemm, element_index, prepare};
-use crate::provider::{
-    GemmDTypes, GemmProvider, PlacementControl, ProviderCapabilities, ThreadControl,
-};
+use crate::provider::{GemmDTypes, GemmProvider, PlacementControl, ProviderCapabilities, ThreadControl};
 use crate::scalar::GemmScalar;
 
 /// GEMM through `faer::linalg::matmul::matmul`, one call per batch entry.
@@ -45,11 +43,7 @@ impl FaerGemmProvider {
         if job.finish_trivial() {
             return Ok(());
         }
-        let par = if threads == 1 {
-            Par::Seq
-        } else {
-            Par::rayon(threads)
-        };
+        let par = if threads == 1 { Par::Seq } else { Par::rayon(threads) };
         let accum = if job.beta == T::zero() {
             Accum::Replace
         } else {
@@ -69,27 +63,9 @@ impl FaerGemmProvider {
             // shared borrows of A and B cannot overlap the exclusive borrow of C.
             let (am, bm, cm) = unsafe {
                 (
-                    MatRef::<T>::from_raw_parts(
-                        a.data.as_ptr().add(ia),
-                        m,
-                        k,
-                        a.row_stride,
-                        a.col_stride,
-                    ),
-                    MatRef::<T>::from_raw_parts(
-                        b.data.as_ptr().add(ib),
-                        k,
-                        n,
-                        b.row_stride,
-                        b.col_stride,
-                    ),
-                    MatMut::<T>::from_raw_parts_mut(
-                        c.data.as_mut_ptr().add(ic),
-                        m,
-                        n,
-                        c.row_stride,
-                        c.col_stride,
-                    ),
+                    MatRef::<T>::from_raw_parts(a.data.as_ptr().add(ia), m, k, a.row_stride, a.col_stride),
+                    MatRef::<T>::from_raw_parts(b.data.as_ptr().add(ib), k, n, b.row_stride, b.col_stride),
+                    MatMut::<T>::from_raw_parts_mut(c.data.as_mut_ptr().add(ic), m, n, c.row_stride, c.col_stride),
                 )
             };
             // Conjugation is a view flag in faer; real types conjugate to themselves.

@@ -39,41 +39,19 @@ impl<T> Copy for GemmMatrix<'_, T> {}
 
 impl<'a, T> GemmMatrix<'a, T> {
     /// A matrix (batch) with explicit offset and strides.
-    pub fn new(
-        data: &'a [T],
-        offset: usize,
-        row_stride: isize,
-        col_stride: isize,
-        batch_stride: isize,
-    ) -> Self {
-        GemmMatrix {
-            data,
-            offset,
-            row_stride,
-            col_stride,
-            batch_stride,
-        }
+    pub fn new(data: &'a [T], offset: usize, row_stride: isize, col_stride: isize, batch_stride: isize) -> Self {
+        GemmMatrix { data, offset, row_stride, col_stride, batch_stride }
     }
 
     /// Consecutive dense row-major `rows × cols` matrices starting at index 0.
     pub fn row_major(data: &'a [T], rows: usize, cols: usize) -> Self {
         let (rs, bs) = dense_strides(rows, cols);
-        GemmMatrix {
-            data,
-            offset: 0,
-            row_stride: rs,
-            col_stride: 1,
-            batch_stride: bs,
-        }
+        GemmMatrix { data, offset: 0, row_stride: rs, col_stride: 1, batch_stride: bs }
     }
 
     /// The transpose (row and column strides swapped), no copy.
     pub fn transposed(self) -> Self {
-        GemmMatrix {
-            row_stride: self.col_stride,
-            col_stride: self.row_stride,
-            ..self
-        }
+        GemmMatrix { row_stride: self.col_stride, col_stride: self.row_stride, ..self }
     }
 }
 
@@ -94,32 +72,14 @@ pub struct GemmMatrixMut<'a, T> {
 
 impl<'a, T> GemmMatrixMut<'a, T> {
     /// A matrix (batch) with explicit offset and strides.
-    pub fn new(
-        data: &'a mut [T],
-        offset: usize,
-        row_stride: isize,
-        col_stride: isize,
-        batch_stride: isize,
-    ) -> Self {
-        GemmMatrixMut {
-            data,
-            offset,
-            row_stride,
-            col_stride,
-            batch_stride,
-        }
+    pub fn new(data: &'a mut [T], offset: usize, row_stride: isize, col_stride: isize, batch_stride: isize) -> Self {
+        GemmMatrixMut { data, offset, row_stride, col_stride, batch_stride }
     }
 
     /// Consecutive dense row-major `rows × cols` matrices starting at index 0.
     pub fn row_major(data: &'a mut [T], rows: usize, cols: usize) -> Self {
         let (rs, bs) = dense_strides(rows, cols);
-        GemmMatrixMut {
-            data,
-            offset: 0,
-            row_stride: rs,
-            col_stride: 1,
-            batch_stride: bs,
-        }
+        GemmMatrixMut { data, offset: 0, row_stride: rs, col_stride: 1, batch_stride: bs }
     }
 
     /// A read-only view of the same elements.
@@ -213,11 +173,7 @@ fn span(
     if extents.contains(&0) {
         return Ok(None);
     }
-    let overflow = || GemmError::IndexOverflow {
-        operand,
-        extents,
-        strides,
-    };
+    let overflow = || GemmError::IndexOverflow { operand, extents, strides };
     let (mut lo, mut hi) = (offset as i128, offset as i128);
     for (&e, &s) in extents.iter().zip(&strides) {
         // (e - 1) < 2^64 and |s| <= 2^63, so the product fits in i128; the sums may not.
@@ -241,15 +197,7 @@ fn check_in_bounds(
     if let Some((lowest, highest)) = span(operand, offset, extents, strides)?
         && (lowest < 0 || highest >= len as i128)
     {
-        return Err(GemmError::OutOfBounds {
-            operand,
-            extents,
-            strides,
-            offset,
-            lowest,
-            highest,
-            len,
-        });
+        return Err(GemmError::OutOfBounds { operand, extents, strides, offset, lowest, highest, len });
     }
     Ok(())
 }
@@ -283,11 +231,7 @@ fn check_no_alias(extents: [usize; 3], strides: [isize; 3]) -> Result<(), GemmEr
 impl<T: GemmScalar> BatchedGemm<'_, T> {
     /// Extents `(batch, rows, cols)` of `A`, `B` and `C`.
     pub fn extents(&self) -> [[usize; 3]; 3] {
-        [
-            [self.batch, self.m, self.k],
-            [self.batch, self.k, self.n],
-            [self.batch, self.m, self.n],
-        ]
+        [[self.batch, self.m, self.k], [self.batch, self.k, self.n], [self.batch, self.m, self.n]]
     }
 
     /// Checks that every operand stays inside its buffer (spans computed in `i128`) and
@@ -327,15 +271,7 @@ impl<T: GemmScalar> BatchedGemm<'_, T> {
         for b in 0..self.batch {
             for i in 0..self.m {
                 for j in 0..self.n {
-                    let idx = element_index(
-                        c.offset,
-                        c.batch_stride,
-                        c.row_stride,
-                        c.col_stride,
-                        b,
-                        i,
-                        j,
-                    );
+                    let idx = element_index(c.offset, c.batch_stride, c.row_stride, c.col_stride, b, i, j);
                     let slot = &mut c.data[idx];
                     *slot = if zero { T::zero() } else { beta * *slot };
                 }
@@ -361,23 +297,12 @@ impl<T: GemmScalar> BatchedGemm<'_, T> {
 /// [`BatchedGemm::validate`] bounds every partial sum by the buffer length, so the
 /// `isize` arithmetic cannot overflow.
 #[inline]
-pub(crate) fn element_index(
-    offset: usize,
-    bs: isize,
-    rs: isize,
-    cs: isize,
-    b: usize,
-    i: usize,
-    j: usize,
-) -> usize {
+pub(crate) fn element_index(offset: usize, bs: isize, rs: isize, cs: isize, b: usize, i: usize, j: usize) -> usize {
     (offset as isize + b as isize * bs + i as isize * rs + j as isize * cs) as usize
 }
 
 /// Validates `job` and the thread count: the first step of every built-in provider.
-pub(crate) fn prepare<T: GemmScalar>(
-    job: &BatchedGemm<'_, T>,
-    threads: usize,
-) -> Result<(), GemmError> {
+pub(crate) fn prepare<T: GemmScalar>(job: &BatchedGemm<'_, T>, threads: usize) -> Result<(), GemmError> {
     if threads == 0 {
         return Err(GemmError::ZeroThreads);
     }

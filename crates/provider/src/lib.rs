@@ -55,12 +55,10 @@ pub mod reference;
 mod scalar;
 
 pub use blas_abi::{
-    BlasGemmProvider, BlasThreading, CblasComplexGemm, CblasGemmFns, CblasRealGemm, FortranGemm,
-    FortranGemmFns,
+    BlasGemmProvider, BlasThreading, CblasComplexGemm, CblasGemmFns, CblasRealGemm, FortranGemm, FortranGemmFns,
 };
 pub use bundle::{
-    CpuProviderBundle, CpuProviderBundleBuilder, DomainAdmission, DomainContract, DomainPlacement,
-    ProviderKind,
+    CpuProviderBundle, CpuProviderBundleBuilder, DomainAdmission, DomainContract, DomainPlacement, ProviderKind,
 };
 pub use error::{BundleError, GemmError, Operand};
 #[cfg(feature = "faer")]
@@ -69,8 +67,8 @@ pub use job::{BatchedGemm, GemmMatrix, GemmMatrixMut};
 #[cfg(feature = "blas-openblas")]
 pub use openblas::{OpenBlasProvider, OpenBlasThreading};
 pub use provider::{
-    GemmDTypes, GemmProvider, ParallelismOwner, PlacementControl, ProviderCapabilities,
-    ThreadControl, parallelism_owner,
+    GemmDTypes, GemmProvider, ParallelismOwner, PlacementControl, ProviderCapabilities, ThreadControl,
+    parallelism_owner,
 };
 pub use reference::NaiveGemmProvider;
 pub use scalar::GemmScalar;

@@ -5,9 +5,7 @@ use std::ffi::c_int;
 
 use strata_tensor::{c32, c64};
 
-use crate::blas_abi::{
-    BlasGemmProvider, BlasThreading, CblasComplexGemm, CblasGemmFns, CblasRealGemm,
-};
+use crate::blas_abi::{BlasGemmProvider, BlasThreading, CblasComplexGemm, CblasGemmFns, CblasRealGemm};
 use crate::error::GemmError;
 use crate::job::BatchedGemm;
 use crate::provider::{GemmProvider, ProviderCapabilities};
@@ -135,9 +133,7 @@ impl OpenBlasProvider {
         };
         // SAFETY: OpenBLAS's cblas_?gemm are the standard CBLAS routines, thread-safe
         // (pthreads build) and access only the matrices they are given.
-        let inner = unsafe {
-            BlasGemmProvider::from_cblas("openblas", Self::cblas_entry_points(), declared)
-        };
+        let inner = unsafe { BlasGemmProvider::from_cblas("openblas", Self::cblas_entry_points(), declared) };
         OpenBlasProvider { inner, threading }
     }
 

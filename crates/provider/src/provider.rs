@@ -189,18 +189,11 @@ pub fn parallelism_owner(caps: &ProviderCapabilities, budget: usize) -> Parallel
     }
     match (caps.threads, caps.placement) {
         (ThreadControl::Sequential, _) => ParallelismOwner::Engine,
-        (
-            ThreadControl::PerCall,
-            PlacementControl::EngineWorkers | PlacementControl::CallingThread,
-        ) => ParallelismOwner::Provider {
-            threads: budget,
-            exclusive_permit: false,
-        },
+        (ThreadControl::PerCall, PlacementControl::EngineWorkers | PlacementControl::CallingThread) => {
+            ParallelismOwner::Provider { threads: budget, exclusive_permit: false }
+        }
         (ThreadControl::PerCall, PlacementControl::OwnWorkers) | (ThreadControl::GlobalOnly, _) => {
-            ParallelismOwner::Provider {
-                threads: budget,
-                exclusive_permit: true,
-            }
+            ParallelismOwner::Provider { threads: budget, exclusive_permit: true }
         }
     }
 }

@@ -8,9 +8,7 @@ use strata_tensor::{c32, c64};
 
 use crate::error::GemmError;
 use crate::job::{BatchedGemm, element_index, prepare};
-use crate::provider::{
-    GemmDTypes, GemmProvider, PlacementControl, ProviderCapabilities, ThreadControl,
-};
+use crate::provider::{GemmDTypes, GemmProvider, PlacementControl, ProviderCapabilities, ThreadControl};
 use crate::scalar::GemmScalar;
 
 /// Computes `job` with naive loops, accumulating every dot product in `c64`.
@@ -30,42 +28,14 @@ pub fn gemm<T: GemmScalar>(job: &mut BatchedGemm<'_, T>) -> Result<(), GemmError
             for j in 0..job.n {
                 let mut acc = c64::new(0.0, 0.0);
                 for p in 0..job.k {
-                    let x = a.data[element_index(
-                        a.offset,
-                        a.batch_stride,
-                        a.row_stride,
-                        a.col_stride,
-                        bi,
-                        i,
-                        p,
-                    )];
-                    let y = b.data[element_index(
-                        b.offset,
-                        b.batch_stride,
-                        b.row_stride,
-                        b.col_stride,
-                        bi,
-                        p,
-                        j,
-                    )];
+                    let x = a.data[element_index(a.offset, a.batch_stride, a.row_stride, a.col_stride, bi, i, p)];
+                    let y = b.data[element_index(b.offset, b.batch_stride, b.row_stride, b.col_stride, bi, p, j)];
                     let x = if job.conj_a { x.conj() } else { x };
                     let y = if job.conj_b { y.conj() } else { y };
                     acc += x.to_c64() * y.to_c64();
                 }
-                let idx = element_index(
-                    c.offset,
-                    c.batch_stride,
-                    c.row_stride,
-                    c.col_stride,
-                    bi,
-                    i,
-                    j,
-                );
-                let old = if beta_reads_c {
-                    beta * c.data[idx].to_c64()
-                } else {
-                    c64::new(0.0, 0.0)
-                };
+                let idx = element_index(c.offset, c.batch_stride, c.row_stride, c.col_stride, bi, i, j);
+                let old = if beta_reads_c { beta * c.data[idx].to_c64() } else { c64::new(0.0, 0.0) };
                 c.data[idx] = T::from_c64(alpha * acc + old);
             }
         }
@@ -114,11 +84,7 @@ impl NaiveGemmProvider {
         self.max_threads_seen.load(Ordering::SeqCst)
     }
 
-    fn run<T: GemmScalar>(
-        &self,
-        job: &mut BatchedGemm<'_, T>,
-        threads: usize,
-    ) -> Result<(), GemmError> {
+    fn run<T: GemmScalar>(&self, job: &mut BatchedGemm<'_, T>, threads: usize) -> Result<(), GemmError> {
         self.calls.fetch_add(1, Ordering::SeqCst);
         self.max_threads_seen.fetch_max(threads, Ordering::SeqCst);
         prepare(job, threads)?;

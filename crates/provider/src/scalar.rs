@@ -44,11 +44,7 @@ pub trait GemmScalar: Scalar + Add<Output = Self> + Mul<Output = Self> + sealed:
     /// The value narrowed from `c64` (imaginary part dropped for real types).
     fn from_c64(v: c64) -> Self;
     /// Runs `job` through the provider's method for this dtype.
-    fn gemm(
-        provider: &dyn GemmProvider,
-        job: &mut BatchedGemm<'_, Self>,
-        threads: usize,
-    ) -> Result<(), GemmError>;
+    fn gemm(provider: &dyn GemmProvider, job: &mut BatchedGemm<'_, Self>, threads: usize) -> Result<(), GemmError>;
 }
 
 impl GemmScalar for f32 {
@@ -64,11 +60,7 @@ impl GemmScalar for f32 {
     fn from_c64(v: c64) -> Self {
         v.re as f32
     }
-    fn gemm(
-        provider: &dyn GemmProvider,
-        job: &mut BatchedGemm<'_, Self>,
-        threads: usize,
-    ) -> Result<(), GemmError> {
+    fn gemm(provider: &dyn GemmProvider, job: &mut BatchedGemm<'_, Self>, threads: usize) -> Result<(), GemmError> {
         provider.gemm_f32(job, threads)
     }
 }
@@ -86,11 +78,7 @@ impl GemmScalar for f64 {
     fn from_c64(v: c64) -> Self {
         v.re
     }
-    fn gemm(
-        provider: &dyn GemmProvider,
-        job: &mut BatchedGemm<'_, Self>,
-        threads: usize,
-    ) -> Result<(), GemmError> {
+    fn gemm(provider: &dyn GemmProvider, job: &mut BatchedGemm<'_, Self>, threads: usize) -> Result<(), GemmError> {
         provider.gemm_f64(job, threads)
     }
 }
@@ -108,11 +96,7 @@ impl GemmScalar for c32 {
     fn from_c64(v: c64) -> Self {
         c32::new(v.re as f32, v.im as f32)
     }
-    fn gemm(
-        provider: &dyn GemmProvider,
-        job: &mut BatchedGemm<'_, Self>,
-        threads: usize,
-    ) -> Result<(), GemmError> {
+    fn gemm(provider: &dyn GemmProvider, job: &mut BatchedGemm<'_, Self>, threads: usize) -> Result<(), GemmError> {
         provider.gemm_c32(job, threads)
     }
 }
@@ -130,11 +114,7 @@ impl GemmScalar for c64 {
     fn from_c64(v: c64) -> Self {
         v
     }
-    fn gemm(
-        provider: &dyn GemmProvider,
-        job: &mut BatchedGemm<'_, Self>,
-        threads: usize,
-    ) -> Result<(), GemmError> {
+    fn gemm(provider: &dyn GemmProvider, job: &mut BatchedGemm<'_, Self>, threads: usize) -> Result<(), GemmError> {
         provider.gemm_c64(job, threads)
     }
 }

@@ -49,16 +49,16 @@ impl Layout {
         }
         checked_len(op, &shape)?;
         let layout = Layout { shape, strides, offset };
-        if let Some((lo, hi)) = layout.span() {
-            if lo < 0 || hi >= buffer_len as i128 {
-                return Err(Error::invalid_argument(
-                    op,
-                    format!(
-                        "shape {:?} with strides {:?} at offset {} addresses elements {lo}..={hi}, outside the buffer of {buffer_len} elements",
-                        layout.shape, layout.strides, layout.offset
-                    ),
-                ));
-            }
+        if let Some((lo, hi)) = layout.span()
+            && (lo < 0 || hi >= buffer_len as i128)
+        {
+            return Err(Error::invalid_argument(
+                op,
+                format!(
+                    "shape {:?} with strides {:?} at offset {} addresses elements {lo}..={hi}, outside the buffer of {buffer_len} elements",
+                    layout.shape, layout.strides, layout.offset
+                ),
+            ));
         }
         Ok(layout)
     }

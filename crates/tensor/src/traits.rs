@@ -7,12 +7,10 @@
 //! forms write into the caller's output and return nothing. Provided methods are thin
 //! conveniences over the required ones, never a second code path.
 //!
-//! Fusion and the remaining structural ops (reshape, broadcast_in_dim, diagonals,
-//! triangles) join their traits when their kernels land.
 
 use crate::config::{
-    BinaryOp, CompareDir, DotGeneralConfig, GatherConfig, GroupedGemmConfig, PadConfig, ReduceOp, ScatterConfig,
-    SliceConfig, UnaryOp,
+    BinaryOp, CompareDir, DotGeneralConfig, ElementwiseFusionPlan, GatherConfig, GroupedGemmConfig, PadConfig,
+    ReduceOp, ScatterConfig, SliceConfig, UnaryOp,
 };
 use crate::{DType, Result, Tensor, TensorRead, TensorWrite, c64};
 
@@ -37,8 +35,7 @@ pub trait ElementwiseOps {
     /// `a <dir> b` elementwise, giving Bool.
     fn compare(&self, dir: CompareDir, a: TensorRead<'_>, b: TensorRead<'_>) -> Result<Tensor>;
     /// `out = a <dir> b` (a Bool output).
-    fn compare_into(&self, dir: CompareDir, a: TensorRead<'_>, b: TensorRead<'_>, out: TensorWrite<'_>)
-    -> Result<()>;
+    fn compare_into(&self, dir: CompareDir, a: TensorRead<'_>, b: TensorRead<'_>, out: TensorWrite<'_>) -> Result<()>;
     /// `pred ? on_true : on_false` elementwise (`pred` is Bool).
     fn select(&self, pred: TensorRead<'_>, on_true: TensorRead<'_>, on_false: TensorRead<'_>) -> Result<Tensor>;
     /// `out = pred ? on_true : on_false`.
@@ -201,6 +198,26 @@ pub trait StructuralOps {
 
     /// `x` converted into `out`'s dtype.
     fn cast_into(&self, x: TensorRead<'_>, out: TensorWrite<'_>) -> Result<()>;
+
+    /// `x` read in row-major order into `shape` (same element count).
+    fn reshape(&self, x: TensorRead<'_>, shape: &[usize]) -> Result<Tensor>;
+
+    /// `x` broadcast into `out_shape`: input axis `k` becomes output axis `dims[k]`
+    /// (extent equal or 1).
+    fn broadcast_in_dim(&self, x: TensorRead<'_>, out_shape: &[usize], dims: &[usize]) -> Result<Tensor>;
+
+    /// The diagonal of axes `a` and `b`, appended as the last axis (numpy's convention).
+    fn extract_diagonal(&self, x: TensorRead<'_>, a: usize, b: usize) -> Result<Tensor>;
+
+    /// The inverse of [`StructuralOps::extract_diagonal`]: the last axis becomes the
+    /// diagonal of output axes `a` and `b`, zeros elsewhere.
+    fn embed_diagonal(&self, x: TensorRead<'_>, a: usize, b: usize) -> Result<Tensor>;
+
+    /// Zeroes the elements above diagonal `k` of the last two axes.
+    fn tril(&self, x: TensorRead<'_>, k: isize) -> Result<Tensor>;
+
+    /// Zeroes the elements below diagonal `k` of the last two axes.
+    fn triu(&self, x: TensorRead<'_>, k: isize) -> Result<Tensor>;
 }
 
 /// Contractions: `dot_general` and its relatives.
@@ -287,6 +304,23 @@ pub trait IndexingOps {
 
     /// `operand` with each of `axes` reversed.
     fn reverse(&self, operand: TensorRead<'_>, axes: &[usize]) -> Result<Tensor>;
+}
+
+/// Fused elementwise work: one pass over memory for many ops.
+pub trait FusionOps {
+    /// Runs `plan` over `inputs` (one shape) and returns one tensor per plan output.
+    fn execute_fusion(&self, plan: &ElementwiseFusionPlan, inputs: &[TensorRead<'_>]) -> Result<Vec<Tensor>>;
+
+    /// `a * b` with both broadcast into `out_shape` (`a`'s axis `k` becomes output axis
+    /// `a_dims[k]`, likewise `b`) without materialising the broadcasts.
+    fn broadcast_multiply(
+        &self,
+        a: TensorRead<'_>,
+        a_dims: &[usize],
+        b: TensorRead<'_>,
+        b_dims: &[usize],
+        out_shape: &[usize],
+    ) -> Result<Tensor>;
 }
 
 /// Buffers and host transfer. On a CPU backend host memory *is* backend memory: every

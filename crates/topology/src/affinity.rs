@@ -73,14 +73,8 @@ mod platform {
             let bytes = std::mem::size_of_val(mask);
             // SAFETY: `mask` is a live, writable buffer of exactly `bytes` bytes, aligned
             // for c_ulong like cpu_set_t; the kernel writes at most `bytes` bytes into it.
-            let rc = unsafe {
-                libc::sched_getaffinity(pid, bytes, mask.as_mut_ptr().cast::<libc::cpu_set_t>())
-            };
-            if rc == 0 {
-                Ok(())
-            } else {
-                Err(io::Error::last_os_error())
-            }
+            let rc = unsafe { libc::sched_getaffinity(pid, bytes, mask.as_mut_ptr().cast::<libc::cpu_set_t>()) };
+            if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
         })
     }
 
@@ -98,10 +92,7 @@ mod platform {
                     bits *= 2;
                 }
                 Err(source) => {
-                    return Err(TopologyError::Affinity {
-                        op: "sched_getaffinity",
-                        source,
-                    });
+                    return Err(TopologyError::Affinity { op: "sched_getaffinity", source });
                 }
             }
         }
@@ -110,10 +101,7 @@ mod platform {
     pub(super) fn set_thread_affinity(cpus: &CpuSet) -> Result<(), TopologyError> {
         let last = cpus.last();
         if last > CpuId::MAX {
-            return Err(TopologyError::CpuIdTooLarge {
-                context: "pin_current_thread",
-                id: last.0,
-            });
+            return Err(TopologyError::CpuIdTooLarge { context: "pin_current_thread", id: last.0 });
         }
         let words = (last.index() / WORD_BITS + 1).max(INITIAL_BITS / WORD_BITS);
         let mut mask: Vec<c_ulong> = vec![0; words];
@@ -123,15 +111,11 @@ mod platform {
         let bytes = mask.len() * size_of::<c_ulong>();
         // SAFETY: `mask` is a live buffer of exactly `bytes` bytes that the kernel only reads;
         // pid 0 is the calling thread.
-        let rc =
-            unsafe { libc::sched_setaffinity(0, bytes, mask.as_ptr().cast::<libc::cpu_set_t>()) };
+        let rc = unsafe { libc::sched_setaffinity(0, bytes, mask.as_ptr().cast::<libc::cpu_set_t>()) };
         if rc == 0 {
             Ok(())
         } else {
-            Err(TopologyError::Affinity {
-                op: "sched_setaffinity",
-                source: io::Error::last_os_error(),
-            })
+            Err(TopologyError::Affinity { op: "sched_setaffinity", source: io::Error::last_os_error() })
         }
     }
 
@@ -156,21 +140,15 @@ mod platform {
     use crate::error::TopologyError;
 
     pub(super) fn thread_affinity() -> Result<CpuSet, TopologyError> {
-        Err(TopologyError::Unsupported {
-            what: "reading thread affinity on this platform",
-        })
+        Err(TopologyError::Unsupported { what: "reading thread affinity on this platform" })
     }
 
     pub(super) fn process_affinity() -> Result<CpuSet, TopologyError> {
-        Err(TopologyError::Unsupported {
-            what: "reading process affinity on this platform",
-        })
+        Err(TopologyError::Unsupported { what: "reading process affinity on this platform" })
     }
 
     pub(super) fn set_thread_affinity(_cpus: &CpuSet) -> Result<(), TopologyError> {
-        Err(TopologyError::Unsupported {
-            what: "pinning threads on this platform",
-        })
+        Err(TopologyError::Unsupported { what: "pinning threads on this platform" })
     }
 }
 

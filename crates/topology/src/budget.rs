@@ -25,15 +25,8 @@ pub const MAX_THREAD_COUNT: usize = 65_536;
 /// assert!(parse_thread_count("RAYON_NUM_THREADS", "four").is_err());
 /// # Ok::<(), strata_topology::TopologyError>(())
 /// ```
-pub fn parse_thread_count(
-    origin: &'static str,
-    value: &str,
-) -> Result<NonZeroUsize, TopologyError> {
-    let error = |reason| TopologyError::InvalidThreadCount {
-        origin,
-        value: value.chars().take(80).collect(),
-        reason,
-    };
+pub fn parse_thread_count(origin: &'static str, value: &str) -> Result<NonZeroUsize, TopologyError> {
+    let error = |reason| TopologyError::InvalidThreadCount { origin, value: value.chars().take(80).collect(), reason };
     let trimmed = value.trim();
     if trimmed.is_empty() {
         return Err(error("empty"));
@@ -41,9 +34,7 @@ pub fn parse_thread_count(
     if !trimmed.bytes().all(|b| b.is_ascii_digit()) {
         return Err(error("not a positive whole number"));
     }
-    let count: usize = trimmed
-        .parse()
-        .map_err(|_| error("exceeds the largest accepted count (65536)"))?;
+    let count: usize = trimmed.parse().map_err(|_| error("exceeds the largest accepted count (65536)"))?;
     check_thread_count(origin, count).map_err(|_| match count {
         0 => error("zero threads"),
         _ => error("exceeds the largest accepted count (65536)"),
@@ -51,15 +42,8 @@ pub fn parse_thread_count(
 }
 
 /// Validates an explicit thread count: 1 ..= [`MAX_THREAD_COUNT`].
-pub fn check_thread_count(
-    origin: &'static str,
-    count: usize,
-) -> Result<NonZeroUsize, TopologyError> {
-    let error = |reason| TopologyError::InvalidThreadCount {
-        origin,
-        value: count.to_string(),
-        reason,
-    };
+pub fn check_thread_count(origin: &'static str, count: usize) -> Result<NonZeroUsize, TopologyError> {
+    let error = |reason| TopologyError::InvalidThreadCount { origin, value: count.to_string(), reason };
     if count > MAX_THREAD_COUNT {
         return Err(error("exceeds the largest accepted count (65536)"));
     }
@@ -85,18 +69,8 @@ mod tests {
 
     #[test]
     fn accepts_positive_counts() {
-        for (text, n) in [
-            ("1", 1),
-            ("4", 4),
-            (" 16\n", 16),
-            ("007", 7),
-            ("65536", 65_536),
-        ] {
-            assert_eq!(
-                parse_thread_count("test", text).unwrap().get(),
-                n,
-                "{text:?}"
-            );
+        for (text, n) in [("1", 1), ("4", 4), (" 16\n", 16), ("007", 7), ("65536", 65_536)] {
+            assert_eq!(parse_thread_count("test", text).unwrap().get(), n, "{text:?}");
         }
         assert_eq!(check_thread_count("test", 3).unwrap().get(), 3);
     }
@@ -114,17 +88,10 @@ mod tests {
             ("four", "not a positive whole number"),
             ("4 4", "not a positive whole number"),
             ("65537", "exceeds the largest accepted count (65536)"),
-            (
-                "999999999999999999999999",
-                "exceeds the largest accepted count (65536)",
-            ),
+            ("999999999999999999999999", "exceeds the largest accepted count (65536)"),
         ] {
             match parse_thread_count("RAYON_NUM_THREADS", text) {
-                Err(TopologyError::InvalidThreadCount {
-                    origin,
-                    reason: got,
-                    ..
-                }) => {
+                Err(TopologyError::InvalidThreadCount { origin, reason: got, .. }) => {
                     assert_eq!((origin, got), ("RAYON_NUM_THREADS", reason), "{text:?}");
                 }
                 other => panic!("{text:?} gave {other:?}"),

@@ -95,9 +95,7 @@ fn parse_proc_cgroup(text: &str, file: &Path) -> Result<Vec<Membership>, Topolog
     let mut out = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let mut parts = line.splitn(3, ':');
-        let (Some(hierarchy), Some(controllers), Some(path)) =
-            (parts.next(), parts.next(), parts.next())
-        else {
+        let (Some(hierarchy), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next()) else {
             return Err(TopologyError::malformed(
                 file,
                 format!("expected `hierarchy:controllers:path`, found `{line}`"),
@@ -116,10 +114,7 @@ fn parse_proc_cgroup(text: &str, file: &Path) -> Result<Vec<Membership>, Topolog
         } else {
             continue;
         };
-        out.push(Membership {
-            version,
-            path: path.to_string(),
-        });
+        out.push(Membership { version, path: path.to_string() });
     }
     Ok(out)
 }
@@ -152,21 +147,12 @@ fn parse_mountinfo(text: &str, file: &Path) -> Result<Vec<CgroupMount>, Topology
             ));
         };
         if sep < 6 || fields.len() < sep + 3 {
-            return Err(TopologyError::malformed(
-                file,
-                format!("misplaced ` - ` separator in `{line}`"),
-            ));
+            return Err(TopologyError::malformed(file, format!("misplaced ` - ` separator in `{line}`")));
         }
         let fstype = fields[sep + 1];
         let version = match fstype {
             "cgroup2" => CgroupVersion::V2,
-            "cgroup"
-                if fields
-                    .get(sep + 3)
-                    .is_some_and(|o| o.split(',').any(|o| o == "cpu")) =>
-            {
-                CgroupVersion::V1
-            }
+            "cgroup" if fields.get(sep + 3).is_some_and(|o| o.split(',').any(|o| o == "cpu")) => CgroupVersion::V1,
             _ => continue,
         };
         out.push(CgroupMount {
@@ -184,15 +170,9 @@ fn unescape_mount_field(field: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'\\'
-            && i + 3 < bytes.len()
-            && bytes[i + 1..i + 4]
-                .iter()
-                .all(|b| (b'0'..=b'7').contains(b))
-        {
-            let value = (bytes[i + 1] - b'0') as u32 * 64
-                + (bytes[i + 2] - b'0') as u32 * 8
-                + (bytes[i + 3] - b'0') as u32;
+        if bytes[i] == b'\\' && i + 3 < bytes.len() && bytes[i + 1..i + 4].iter().all(|b| (b'0'..=b'7').contains(b)) {
+            let value =
+                (bytes[i + 1] - b'0') as u32 * 64 + (bytes[i + 2] - b'0') as u32 * 8 + (bytes[i + 3] - b'0') as u32;
             if let Ok(byte) = u8::try_from(value) {
                 out.push(byte);
                 i += 4;
@@ -216,11 +196,7 @@ fn relative_cgroup_path(cgroup: &str, mount_root: &str) -> Option<String> {
         return Some(cgroup.trim_start_matches('/').to_string());
     }
     let rest = cgroup.strip_prefix(mount_root)?;
-    if rest.is_empty() || rest.starts_with('/') {
-        Some(rest.trim_start_matches('/').to_string())
-    } else {
-        None
-    }
+    if rest.is_empty() || rest.starts_with('/') { Some(rest.trim_start_matches('/').to_string()) } else { None }
 }
 
 #[cfg(test)]
@@ -234,30 +210,14 @@ mod tests {
         assert_eq!(
             m,
             vec![
-                Membership {
-                    version: CgroupVersion::V1,
-                    path: "/docker/abc".into()
-                },
-                Membership {
-                    version: CgroupVersion::V2,
-                    path: "/user.slice/x".into()
-                },
+                Membership { version: CgroupVersion::V1, path: "/docker/abc".into() },
+                Membership { version: CgroupVersion::V2, path: "/user.slice/x".into() },
             ]
         );
         // cpuacct alone is not the cpu controller.
-        assert!(
-            parse_proc_cgroup("2:cpuacct:/\n", Path::new("c"))
-                .unwrap()
-                .is_empty()
-        );
+        assert!(parse_proc_cgroup("2:cpuacct:/\n", Path::new("c")).unwrap().is_empty());
         for bad in ["garbage", "x:cpu:/", "1:cpu"] {
-            assert!(
-                matches!(
-                    parse_proc_cgroup(bad, Path::new("c")),
-                    Err(TopologyError::Malformed { .. })
-                ),
-                "{bad}"
-            );
+            assert!(matches!(parse_proc_cgroup(bad, Path::new("c")), Err(TopologyError::Malformed { .. })), "{bad}");
         }
     }
 
@@ -278,26 +238,11 @@ mod tests {
                     root: "/docker/abc".into(),
                     mount_point: "/sys/fs/cgroup/cpu,cpuacct".into()
                 },
-                CgroupMount {
-                    version: CgroupVersion::V2,
-                    root: "/".into(),
-                    mount_point: "/sys/fs/my cgroup".into()
-                },
+                CgroupMount { version: CgroupVersion::V2, root: "/".into(), mount_point: "/sys/fs/my cgroup".into() },
             ]
         );
-        for bad in [
-            "garbage",
-            "1 2 3 4 5 6 7",
-            "1 2 0:1 / /x - cgroup2",
-            "1 2 - / /x rw cgroup2 cgroup2 rw",
-        ] {
-            assert!(
-                matches!(
-                    parse_mountinfo(bad, Path::new("m")),
-                    Err(TopologyError::Malformed { .. })
-                ),
-                "{bad}"
-            );
+        for bad in ["garbage", "1 2 3 4 5 6 7", "1 2 0:1 / /x - cgroup2", "1 2 - / /x rw cgroup2 cgroup2 rw"] {
+            assert!(matches!(parse_mountinfo(bad, Path::new("m")), Err(TopologyError::Malformed { .. })), "{bad}");
         }
     }
 
@@ -310,10 +255,7 @@ mod tests {
         assert_eq!(relative_cgroup_path("/ab", "/a"), None);
         assert_eq!(relative_cgroup_path("/x", "/a"), None);
         assert_eq!(relative_cgroup_path("/../..", "/"), None);
-        assert_eq!(
-            relative_cgroup_path("/a/b (deleted)", "/"),
-            Some("a/b".into())
-        );
+        assert_eq!(relative_cgroup_path("/a/b (deleted)", "/"), Some("a/b".into()));
         assert_eq!(unescape_mount_field("a\\040b\\134c\\9"), "a b\\c\\9");
     }
 }

@@ -89,32 +89,22 @@ impl CpuSet {
 
     /// The set holding one CPU.
     pub fn single(cpu: CpuId) -> CpuSet {
-        CpuSet {
-            cpus: Arc::from([cpu]),
-        }
+        CpuSet { cpus: Arc::from([cpu]) }
     }
 
     /// The CPUs `first..=last`; errors if the range is reversed or `last` exceeds
     /// [`CpuId::MAX`].
     pub fn range(first: CpuId, last: CpuId) -> Result<CpuSet, TopologyError> {
         if last > CpuId::MAX {
-            return Err(TopologyError::CpuIdTooLarge {
-                context: "CpuSet::range",
-                id: last.0,
-            });
+            return Err(TopologyError::CpuIdTooLarge { context: "CpuSet::range", id: last.0 });
         }
         if last < first {
             return Err(TopologyError::CpuList {
                 input: format!("{first}-{last}"),
-                reason: CpuListError::ReversedRange {
-                    start: first.0,
-                    end: last.0,
-                },
+                reason: CpuListError::ReversedRange { start: first.0, end: last.0 },
             });
         }
-        Ok(CpuSet {
-            cpus: (first.0..=last.0).map(CpuId).collect(),
-        })
+        Ok(CpuSet { cpus: (first.0..=last.0).map(CpuId).collect() })
     }
 
     /// Parses a cpulist that may be empty (as sysfs prints for a node without CPUs).
@@ -127,10 +117,7 @@ impl CpuSet {
         text.parse().map(Some)
     }
 
-    pub(crate) fn from_sorted_vec(
-        ids: Vec<CpuId>,
-        context: &'static str,
-    ) -> Result<CpuSet, TopologyError> {
+    pub(crate) fn from_sorted_vec(ids: Vec<CpuId>, context: &'static str) -> Result<CpuSet, TopologyError> {
         debug_assert!(ids.windows(2).all(|w| w[0] < w[1]));
         if ids.is_empty() {
             return Err(TopologyError::EmptyCpuSet { context });
@@ -164,12 +151,7 @@ impl CpuSet {
 
     /// The CPUs in both sets, or `None` if they are disjoint.
     pub fn intersection(&self, other: &CpuSet) -> Option<CpuSet> {
-        let ids: Vec<CpuId> = self
-            .cpus
-            .iter()
-            .copied()
-            .filter(|&c| other.contains(c))
-            .collect();
+        let ids: Vec<CpuId> = self.cpus.iter().copied().filter(|&c| other.contains(c)).collect();
         Self::from_sorted_vec(ids, "CpuSet::intersection").ok()
     }
 
@@ -202,12 +184,7 @@ impl CpuSet {
 
     /// The CPUs of `self` not in `other`, or `None` if nothing remains.
     pub fn difference(&self, other: &CpuSet) -> Option<CpuSet> {
-        let ids: Vec<CpuId> = self
-            .cpus
-            .iter()
-            .copied()
-            .filter(|&c| !other.contains(c))
-            .collect();
+        let ids: Vec<CpuId> = self.cpus.iter().copied().filter(|&c| !other.contains(c)).collect();
         Self::from_sorted_vec(ids, "CpuSet::difference").ok()
     }
 
@@ -286,10 +263,7 @@ impl FromStr for CpuSet {
     /// surrounding whitespace (such as sysfs's trailing newline) ignored. The kernel's
     /// strided form (`0-7:2/4`) is not accepted.
     fn from_str(text: &str) -> Result<CpuSet, TopologyError> {
-        parse_cpulist(text).map_err(|reason| TopologyError::CpuList {
-            input: text.chars().take(200).collect(),
-            reason,
-        })
+        parse_cpulist(text).map_err(|reason| TopologyError::CpuList { input: text.chars().take(200).collect(), reason })
     }
 }
 
@@ -323,22 +297,16 @@ fn parse_cpulist(text: &str) -> Result<CpuSet, CpuListError> {
 
 fn parse_id(token: &str) -> Result<u32, CpuListError> {
     if token.is_empty() || !token.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(CpuListError::NotANumber {
-            token: token.chars().take(40).collect(),
-        });
+        return Err(CpuListError::NotANumber { token: token.chars().take(40).collect() });
     }
     let value: u64 = match token.parse() {
         Ok(v) => v,
         Err(_) => {
-            return Err(CpuListError::Overflow {
-                token: token.chars().take(40).collect(),
-            });
+            return Err(CpuListError::Overflow { token: token.chars().take(40).collect() });
         }
     };
     if value > u64::from(u32::MAX) {
-        return Err(CpuListError::Overflow {
-            token: token.to_string(),
-        });
+        return Err(CpuListError::Overflow { token: token.to_string() });
     }
     if value > u64::from(CpuId::MAX.0) {
         return Err(CpuListError::IdTooLarge { id: value });
@@ -365,10 +333,7 @@ mod tests {
     #[test]
     fn parses_and_prints_canonical_lists() {
         let s: CpuSet = "0-3,8,10-11".parse().unwrap();
-        assert_eq!(
-            s.iter().map(|c| c.0).collect::<Vec<_>>(),
-            vec![0, 1, 2, 3, 8, 10, 11]
-        );
+        assert_eq!(s.iter().map(|c| c.0).collect::<Vec<_>>(), vec![0, 1, 2, 3, 8, 10, 11]);
         assert_eq!(s.to_string(), "0-3,8,10-11");
         // Unsorted, overlapping and whitespace-padded input normalises.
         let s: CpuSet = " 9,1-2, 2-3 ,0\n".parse().unwrap();
@@ -385,10 +350,7 @@ mod tests {
         assert_eq!(reason("0,,2"), CpuListError::EmptyItem { index: 1 });
         assert_eq!(reason(",1"), CpuListError::EmptyItem { index: 0 });
         assert_eq!(reason("1,"), CpuListError::EmptyItem { index: 1 });
-        assert_eq!(
-            reason("7-3"),
-            CpuListError::ReversedRange { start: 7, end: 3 }
-        );
+        assert_eq!(reason("7-3"), CpuListError::ReversedRange { start: 7, end: 3 });
         assert!(matches!(reason("abc"), CpuListError::NotANumber { .. }));
         assert!(matches!(reason("1-"), CpuListError::NotANumber { .. }));
         assert!(matches!(reason("-1"), CpuListError::NotANumber { .. }));
@@ -396,19 +358,10 @@ mod tests {
         assert!(matches!(reason("1-2-3"), CpuListError::NotANumber { .. }));
         assert!(matches!(reason("0-7:2/4"), CpuListError::NotANumber { .. }));
         assert!(matches!(reason("0x3"), CpuListError::NotANumber { .. }));
-        assert!(matches!(
-            reason("99999999999999999999999"),
-            CpuListError::Overflow { .. }
-        ));
-        assert!(matches!(
-            reason("4294967296"),
-            CpuListError::Overflow { .. }
-        ));
+        assert!(matches!(reason("99999999999999999999999"), CpuListError::Overflow { .. }));
+        assert!(matches!(reason("4294967296"), CpuListError::Overflow { .. }));
         assert_eq!(reason("65536"), CpuListError::IdTooLarge { id: 65536 });
-        assert_eq!(
-            reason("0-4000000000"),
-            CpuListError::IdTooLarge { id: 4_000_000_000 }
-        );
+        assert_eq!(reason("0-4000000000"), CpuListError::IdTooLarge { id: 4_000_000_000 });
         // The largest allowed id is accepted.
         assert_eq!("65535".parse::<CpuSet>().unwrap().first(), CpuId::MAX);
         let err = "7-3".parse::<CpuSet>().unwrap_err().to_string();
@@ -418,30 +371,18 @@ mod tests {
     #[test]
     fn possibly_empty_lists() {
         assert_eq!(CpuSet::parse_possibly_empty("\n").unwrap(), None);
-        assert_eq!(
-            CpuSet::parse_possibly_empty("2-3\n").unwrap(),
-            Some(set(&[2, 3]))
-        );
+        assert_eq!(CpuSet::parse_possibly_empty("2-3\n").unwrap(), Some(set(&[2, 3])));
         assert!(CpuSet::parse_possibly_empty("x").is_err());
     }
 
     #[test]
     fn construction() {
-        assert!(matches!(
-            CpuSet::new(std::iter::empty()),
-            Err(TopologyError::EmptyCpuSet { .. })
-        ));
-        assert_eq!(
-            set(&[3, 1, 3, 2]).as_slice(),
-            &[CpuId(1), CpuId(2), CpuId(3)]
-        );
+        assert!(matches!(CpuSet::new(std::iter::empty()), Err(TopologyError::EmptyCpuSet { .. })));
+        assert_eq!(set(&[3, 1, 3, 2]).as_slice(), &[CpuId(1), CpuId(2), CpuId(3)]);
         assert_eq!(CpuSet::single(CpuId(7)).to_string(), "7");
         assert_eq!(CpuSet::range(CpuId(2), CpuId(4)).unwrap(), set(&[2, 3, 4]));
         assert!(CpuSet::range(CpuId(4), CpuId(2)).is_err());
-        assert!(matches!(
-            CpuSet::range(CpuId(0), CpuId(u32::MAX)),
-            Err(TopologyError::CpuIdTooLarge { .. })
-        ));
+        assert!(matches!(CpuSet::range(CpuId(0), CpuId(u32::MAX)), Err(TopologyError::CpuIdTooLarge { .. })));
         let s = set(&[4, 9]);
         assert_eq!((s.first(), s.last(), s.len()), (CpuId(4), CpuId(9), 2));
     }
@@ -460,17 +401,9 @@ mod tests {
         for a in &samples {
             for b in &samples {
                 let universe = (0..10).map(CpuId);
-                let both: Vec<CpuId> = universe
-                    .clone()
-                    .filter(|&c| a.contains(c) && b.contains(c))
-                    .collect();
-                let either: Vec<CpuId> = universe
-                    .clone()
-                    .filter(|&c| a.contains(c) || b.contains(c))
-                    .collect();
-                let only_a: Vec<CpuId> = universe
-                    .filter(|&c| a.contains(c) && !b.contains(c))
-                    .collect();
+                let both: Vec<CpuId> = universe.clone().filter(|&c| a.contains(c) && b.contains(c)).collect();
+                let either: Vec<CpuId> = universe.clone().filter(|&c| a.contains(c) || b.contains(c)).collect();
+                let only_a: Vec<CpuId> = universe.filter(|&c| a.contains(c) && !b.contains(c)).collect();
                 assert_eq!(
                     a.intersection(b).map(|s| s.as_slice().to_vec()),
                     (!both.is_empty()).then_some(both.clone())

@@ -20,11 +20,7 @@ pub struct NodeDescription {
 impl NodeDescription {
     /// A node with these CPUs and no distance information.
     pub fn new(id: NumaNodeId, cpus: Option<CpuSet>) -> Self {
-        NodeDescription {
-            id,
-            cpus,
-            distances: Vec::new(),
-        }
+        NodeDescription { id, cpus, distances: Vec::new() }
     }
 }
 
@@ -60,11 +56,7 @@ pub struct CacheDescription {
 impl CacheDescription {
     /// A cache of this level shared by these CPUs.
     pub fn new(level: u8, size_bytes: Option<u64>, cpus: CpuSet) -> Self {
-        CacheDescription {
-            level,
-            size_bytes,
-            cpus,
-        }
+        CacheDescription { level, size_bytes, cpus }
     }
 }
 

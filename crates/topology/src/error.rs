@@ -170,16 +170,10 @@ pub enum TopologyError {
 
 impl TopologyError {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        TopologyError::Io {
-            path: path.into(),
-            source,
-        }
+        TopologyError::Io { path: path.into(), source }
     }
 
     pub(crate) fn malformed(path: impl Into<PathBuf>, reason: impl Into<String>) -> Self {
-        TopologyError::Malformed {
-            path: path.into(),
-            reason: reason.into(),
-        }
+        TopologyError::Malformed { path: path.into(), reason: reason.into() }
     }
 }

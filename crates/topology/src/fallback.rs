@@ -17,15 +17,9 @@ pub struct ParallelismSource;
 impl TopologySource for ParallelismSource {
     fn describe(&self) -> Result<MachineDescription, TopologyError> {
         let n = std::thread::available_parallelism()
-            .map_err(|source| TopologyError::Affinity {
-                op: "available_parallelism",
-                source,
-            })?
+            .map_err(|source| TopologyError::Affinity { op: "available_parallelism", source })?
             .get();
-        let last = u32::try_from(n - 1)
-            .ok()
-            .filter(|&l| l <= CpuId::MAX.0)
-            .unwrap_or(CpuId::MAX.0);
+        let last = u32::try_from(n - 1).ok().filter(|&l| l <= CpuId::MAX.0).unwrap_or(CpuId::MAX.0);
         let all = CpuSet::range(CpuId(0), CpuId(last))?;
         Ok(MachineDescription::new(all, "available_parallelism"))
     }

@@ -41,22 +41,17 @@ pub struct HwlocSource {
 impl HwlocSource {
     /// The running machine.
     pub fn live() -> Self {
-        HwlocSource {
-            input: HwlocInput::Live,
-        }
+        HwlocSource { input: HwlocInput::Live }
     }
 
     /// A machine exported to an hwloc XML file.
     pub fn from_xml_file(path: impl Into<PathBuf>) -> Self {
-        HwlocSource {
-            input: HwlocInput::XmlFile(path.into()),
-        }
+        HwlocSource { input: HwlocInput::XmlFile(path.into()) }
     }
 
     fn build(&self) -> Result<Topology, TopologyError> {
-        let hwloc_error = |what: &str, e: &dyn std::fmt::Display| TopologyError::Hwloc {
-            message: format!("{what}: {e}"),
-        };
+        let hwloc_error =
+            |what: &str, e: &dyn std::fmt::Display| TopologyError::Hwloc { message: format!("{what}: {e}") };
         match &self.input {
             HwlocInput::Live => Topology::new().map_err(|e| hwloc_error("loading the machine", &e)),
             HwlocInput::XmlFile(path) => {
@@ -76,16 +71,12 @@ impl TopologySource for HwlocSource {
     fn describe(&self) -> Result<MachineDescription, TopologyError> {
         let topology = self.build()?;
         let (affinity, quota, source) = match &self.input {
-            HwlocInput::Live => (
-                crate::affinity::process_affinity()?,
-                crate::cgroup::cgroup_quota(Path::new("/"))?,
-                "hwloc",
-            ),
-            HwlocInput::XmlFile(_) => (
-                bitmap_to_set(&*topology.allowed_cpuset(), "hwloc allowed cpuset")?,
-                None,
-                "hwloc-xml",
-            ),
+            HwlocInput::Live => {
+                (crate::affinity::process_affinity()?, crate::cgroup::cgroup_quota(Path::new("/"))?, "hwloc")
+            }
+            HwlocInput::XmlFile(_) => {
+                (bitmap_to_set(&*topology.allowed_cpuset(), "hwloc allowed cpuset")?, None, "hwloc-xml")
+            }
         };
         let mut desc = MachineDescription::new(affinity, source);
         desc.online = Some(bitmap_to_set(&*topology.cpuset(), "hwloc topology cpuset")?);
@@ -110,40 +101,24 @@ impl TopologySource for HwlocSource {
                 .first_ancestor_with_type(ObjectType::Package)
                 .and_then(|p| p.os_index())
                 .and_then(|i| u32::try_from(i).ok());
-            desc.cores.push(CoreDescription::new(
-                package,
-                bitmap_to_set(&*set, "core cpuset")?,
-            ));
+            desc.cores.push(CoreDescription::new(package, bitmap_to_set(&*set, "core cpuset")?));
         }
 
         // The last-level cache is the deepest data cache level that exists.
-        let levels = [
-            ObjectType::L5Cache,
-            ObjectType::L4Cache,
-            ObjectType::L3Cache,
-            ObjectType::L2Cache,
-            ObjectType::L1Cache,
-        ];
-        if let Some(&llc_type) = levels
-            .iter()
-            .find(|&&ty| topology.objects_with_type(ty).next().is_some())
-        {
+        let levels =
+            [ObjectType::L5Cache, ObjectType::L4Cache, ObjectType::L3Cache, ObjectType::L2Cache, ObjectType::L1Cache];
+        if let Some(&llc_type) = levels.iter().find(|&&ty| topology.objects_with_type(ty).next().is_some()) {
             for cache in topology.objects_with_type(llc_type) {
                 let Some(set) = cache.cpuset().filter(|s| !s.is_empty()) else {
                     continue;
                 };
                 let (level, size) = match cache.attributes() {
-                    Some(ObjectAttributes::Cache(attr)) => (
-                        u8::try_from(attr.depth()).unwrap_or(u8::MAX),
-                        attr.size().map(|s| s.get()),
-                    ),
+                    Some(ObjectAttributes::Cache(attr)) => {
+                        (u8::try_from(attr.depth()).unwrap_or(u8::MAX), attr.size().map(|s| s.get()))
+                    }
                     _ => (cache_level(llc_type), None),
                 };
-                desc.last_level_caches.push(CacheDescription::new(
-                    level,
-                    size,
-                    bitmap_to_set(&*set, "cache cpuset")?,
-                ));
+                desc.last_level_caches.push(CacheDescription::new(level, size, bitmap_to_set(&*set, "cache cpuset")?));
             }
         }
         Ok(desc)
@@ -164,31 +139,19 @@ fn os_index(object: &TopologyObject, what: &str) -> Result<u32, TopologyError> {
     object
         .os_index()
         .and_then(|i| u32::try_from(i).ok())
-        .ok_or_else(|| TopologyError::Hwloc {
-            message: format!("{what} without a usable OS index"),
-        })
+        .ok_or_else(|| TopologyError::Hwloc { message: format!("{what} without a usable OS index") })
 }
 
 /// Copies the first NUMA distance matrix hwloc knows into the node descriptions.
-fn attach_distances(
-    topology: &Topology,
-    nodes: &mut [NodeDescription],
-) -> Result<(), TopologyError> {
+fn attach_distances(topology: &Topology, nodes: &mut [NodeDescription]) -> Result<(), TopologyError> {
     let matrices = topology
         .distances_with_type(None, ObjectType::NUMANode)
-        .map_err(|e| TopologyError::Hwloc {
-            message: format!("reading NUMA distances: {e}"),
-        })?;
+        .map_err(|e| TopologyError::Hwloc { message: format!("reading NUMA distances: {e}") })?;
     let Some(matrix) = matrices.first() else {
         return Ok(());
     };
-    let ids: Vec<Option<u32>> = matrix
-        .objects()
-        .map(|o| {
-            o.and_then(|o| o.os_index())
-                .and_then(|i| u32::try_from(i).ok())
-        })
-        .collect();
+    let ids: Vec<Option<u32>> =
+        matrix.objects().map(|o| o.and_then(|o| o.os_index()).and_then(|i| u32::try_from(i).ok())).collect();
     for ((from, to), value) in matrix.enumerate_distances() {
         let (Some(from), Some(to)) = (ids[from], ids[to]) else {
             continue;
@@ -206,24 +169,16 @@ fn attach_distances(
 fn bitmap_to_set(bitmap: &impl Borrow<Bitmap>, what: &str) -> Result<CpuSet, TopologyError> {
     let bitmap: &Bitmap = bitmap.borrow();
     if bitmap.weight().is_none() {
-        return Err(TopologyError::Hwloc {
-            message: format!("{what} is infinite"),
-        });
+        return Err(TopologyError::Hwloc { message: format!("{what} is infinite") });
     }
     let ids = bitmap
         .iter_set()
         .map(|i| {
             let i = usize::from(i);
-            u32::try_from(i)
-                .ok()
-                .filter(|&i| i <= CpuId::MAX.0)
-                .map(CpuId)
-                .ok_or_else(|| TopologyError::Hwloc {
-                    message: format!("{what} holds CPU {i}, above the supported maximum"),
-                })
+            u32::try_from(i).ok().filter(|&i| i <= CpuId::MAX.0).map(CpuId).ok_or_else(|| TopologyError::Hwloc {
+                message: format!("{what} holds CPU {i}, above the supported maximum"),
+            })
         })
         .collect::<Result<Vec<CpuId>, _>>()?;
-    CpuSet::new(ids).map_err(|_| TopologyError::Hwloc {
-        message: format!("{what} is empty"),
-    })
+    CpuSet::new(ids).map_err(|_| TopologyError::Hwloc { message: format!("{what} is empty") })
 }

@@ -27,18 +27,10 @@ impl CpuTopology {
     pub fn to_json(&self, default_thread_budget: NonZeroUsize) -> String {
         let mut out = String::from("{");
         // Writing to a String cannot fail.
-        let _ = write!(
-            out,
-            "\"source\":{},\"pinnable\":{}",
-            json_string(self.source()),
-            self.is_pinnable()
-        );
+        let _ = write!(out, "\"source\":{},\"pinnable\":{}", json_string(self.source()), self.is_pinnable());
         let _ = write!(out, ",\"allowed_cpus\":{}", ids(self.allowed_cpus()));
-        let nodes: Vec<String> = self
-            .nodes()
-            .iter()
-            .map(|n| format!("{{\"id\":{},\"cpus\":{}}}", n.id(), ids(n.cpus())))
-            .collect();
+        let nodes: Vec<String> =
+            self.nodes().iter().map(|n| format!("{{\"id\":{},\"cpus\":{}}}", n.id(), ids(n.cpus()))).collect();
         let _ = write!(out, ",\"nodes\":[{}]", nodes.join(","));
         let cores: Vec<String> = self.cores().iter().map(|c| ids(c.cpus())).collect();
         let _ = write!(out, ",\"cores\":[{}]", cores.join(","));
@@ -49,8 +41,7 @@ impl CpuTopology {
                 format!(
                     "{{\"level\":{},\"size_bytes\":{},\"cpus\":{}}}",
                     g.level(),
-                    g.size_bytes()
-                        .map_or_else(|| "null".to_string(), |s| s.to_string()),
+                    g.size_bytes().map_or_else(|| "null".to_string(), |s| s.to_string()),
                     ids(g.cpus())
                 )
             })
@@ -85,9 +76,7 @@ impl CpuTopology {
                     q.period_us()
                 );
             }
-            None => {
-                out.push_str(",\"cpu_quota\":null,\"cpu_quota_us\":null,\"cpu_period_us\":null")
-            }
+            None => out.push_str(",\"cpu_quota\":null,\"cpu_quota_us\":null,\"cpu_period_us\":null"),
         }
         let _ = write!(
             out,
@@ -106,11 +95,7 @@ fn ids(set: &CpuSet) -> String {
 
 /// A finite f64 as a JSON number (quota ratios are always finite and positive).
 fn json_number(value: f64) -> String {
-    if value.is_finite() {
-        format!("{value}")
-    } else {
-        "null".to_string()
-    }
+    if value.is_finite() { format!("{value}") } else { "null".to_string() }
 }
 
 fn json_string(text: &str) -> String {

@@ -28,15 +28,10 @@ impl CpuQuota {
     pub fn new(quota_us: u64, period_us: u64) -> Result<Self, TopologyError> {
         if quota_us == 0 || period_us == 0 {
             return Err(TopologyError::InvalidDescription {
-                reason: format!(
-                    "CPU quota needs a positive quota and period, got {quota_us} per {period_us} us"
-                ),
+                reason: format!("CPU quota needs a positive quota and period, got {quota_us} per {period_us} us"),
             });
         }
-        Ok(CpuQuota {
-            quota_us,
-            period_us,
-        })
+        Ok(CpuQuota { quota_us, period_us })
     }
 
     /// CPU time allowed per period, in microseconds.
@@ -70,13 +65,7 @@ impl CpuQuota {
 
 impl fmt::Display for CpuQuota {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} CPUs ({} us per {} us)",
-            self.cpus(),
-            self.quota_us,
-            self.period_us
-        )
+        write!(f, "{} CPUs ({} us per {} us)", self.cpus(), self.quota_us, self.period_us)
     }
 }
 
@@ -86,20 +75,14 @@ impl fmt::Display for CpuQuota {
 pub(crate) fn parse_cpu_max(text: &str, path: &Path) -> Result<Option<CpuQuota>, TopologyError> {
     let fields: Vec<&str> = text.split_whitespace().collect();
     let [quota, period] = fields[..] else {
-        return Err(invalid(
-            path,
-            format!("expected `<quota|max> <period>`, found `{}`", text.trim()),
-        ));
+        return Err(invalid(path, format!("expected `<quota|max> <period>`, found `{}`", text.trim())));
     };
     let period = parse_positive(period, "period", path)?;
     if quota == "max" {
         return Ok(None);
     }
     let quota = parse_positive(quota, "quota", path)?;
-    Ok(Some(CpuQuota {
-        quota_us: quota,
-        period_us: period,
-    }))
+    Ok(Some(CpuQuota { quota_us: quota, period_us: period }))
 }
 
 /// Parses cgroup v1 `cpu.cfs_quota_us` and `cpu.cfs_period_us` contents.
@@ -117,28 +100,19 @@ pub(crate) fn parse_cfs(
         return Ok(None);
     }
     let quota = parse_positive(quota_text.trim(), "quota", quota_path)?;
-    Ok(Some(CpuQuota {
-        quota_us: quota,
-        period_us: period,
-    }))
+    Ok(Some(CpuQuota { quota_us: quota, period_us: period }))
 }
 
 fn parse_positive(token: &str, what: &str, path: &Path) -> Result<u64, TopologyError> {
     match token.parse::<i64>() {
         Ok(v) if v > 0 => Ok(v.unsigned_abs()),
         Ok(v) => Err(invalid(path, format!("{what} must be positive, found {v}"))),
-        Err(_) => Err(invalid(
-            path,
-            format!("{what} must be an integer, found `{token}`"),
-        )),
+        Err(_) => Err(invalid(path, format!("{what} must be an integer, found `{token}`"))),
     }
 }
 
 fn invalid(path: &Path, reason: String) -> TopologyError {
-    TopologyError::InvalidQuota {
-        path: path.to_path_buf(),
-        reason,
-    }
+    TopologyError::InvalidQuota { path: path.to_path_buf(), reason }
 }
 
 #[cfg(test)]
@@ -153,10 +127,7 @@ mod tests {
     fn cpu_max_forms() {
         assert_eq!(parse_cpu_max("max 100000\n", p()).unwrap(), None);
         let q = parse_cpu_max("150000 100000\n", p()).unwrap().unwrap();
-        assert_eq!(
-            (q.quota_us(), q.period_us(), q.ceil_cpus()),
-            (150_000, 100_000, 2)
-        );
+        assert_eq!((q.quota_us(), q.period_us(), q.ceil_cpus()), (150_000, 100_000, 2));
         let q = parse_cpu_max("50000 100000", p()).unwrap().unwrap();
         assert_eq!((q.cpus(), q.ceil_cpus()), (0.5, 1));
         for bad in [
@@ -175,10 +146,7 @@ mod tests {
             "99999999999999999999 100000",
         ] {
             let err = parse_cpu_max(bad, p()).unwrap_err();
-            assert!(
-                matches!(err, TopologyError::InvalidQuota { .. }),
-                "{bad:?}: {err}"
-            );
+            assert!(matches!(err, TopologyError::InvalidQuota { .. }), "{bad:?}: {err}");
         }
     }
 
@@ -198,10 +166,7 @@ mod tests {
             ("100000", ""),
         ] {
             let err = parse_cfs(quota, qp, period, pp).unwrap_err();
-            assert!(
-                matches!(err, TopologyError::InvalidQuota { .. }),
-                "{quota:?}/{period:?}: {err}"
-            );
+            assert!(matches!(err, TopologyError::InvalidQuota { .. }), "{quota:?}/{period:?}: {err}");
         }
     }
 

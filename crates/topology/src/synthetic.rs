@@ -35,11 +35,7 @@ pub struct SyntheticTopology {
 impl SyntheticTopology {
     /// Describes the machine; every count must be positive and the total at most
     /// [`CpuId::MAX`] + 1 CPUs.
-    pub fn new(
-        nodes: u32,
-        cores_per_node: u32,
-        threads_per_core: u32,
-    ) -> Result<Self, TopologyError> {
+    pub fn new(nodes: u32, cores_per_node: u32, threads_per_core: u32) -> Result<Self, TopologyError> {
         // u128: three u32 factors cannot overflow it.
         let total = u128::from(nodes) * u128::from(cores_per_node) * u128::from(threads_per_core);
         if total == 0 {
@@ -51,19 +47,10 @@ impl SyntheticTopology {
         }
         if total > u128::from(CpuId::MAX.0) + 1 {
             return Err(TopologyError::InvalidDescription {
-                reason: format!(
-                    "{total} CPUs exceed the supported {}",
-                    u128::from(CpuId::MAX.0) + 1
-                ),
+                reason: format!("{total} CPUs exceed the supported {}", u128::from(CpuId::MAX.0) + 1),
             });
         }
-        Ok(SyntheticTopology {
-            nodes,
-            cores_per_node,
-            threads_per_core,
-            affinity: None,
-            quota: None,
-        })
+        Ok(SyntheticTopology { nodes, cores_per_node, threads_per_core, affinity: None, quota: None })
     }
 
     /// Restricts the process affinity to `affinity` (intersected with the machine's CPUs).
@@ -86,36 +73,28 @@ impl SyntheticTopology {
     }
 
     fn node_cpus(&self, node: u32) -> Result<CpuSet, TopologyError> {
-        CpuSet::new((0..self.cores_per_node).flat_map(|core| {
-            (0..self.threads_per_core).map(move |thread| self.cpu(node, core, thread))
-        }))
+        CpuSet::new(
+            (0..self.cores_per_node)
+                .flat_map(|core| (0..self.threads_per_core).map(move |thread| self.cpu(node, core, thread))),
+        )
     }
 }
 
 impl TopologySource for SyntheticTopology {
     fn describe(&self) -> Result<MachineDescription, TopologyError> {
-        let all = CpuSet::range(
-            CpuId(0),
-            CpuId(self.nodes * self.cores_per_node * self.threads_per_core - 1),
-        )?;
-        let mut desc =
-            MachineDescription::new(self.affinity.clone().unwrap_or(all.clone()), "synthetic");
+        let all = CpuSet::range(CpuId(0), CpuId(self.nodes * self.cores_per_node * self.threads_per_core - 1))?;
+        let mut desc = MachineDescription::new(self.affinity.clone().unwrap_or(all.clone()), "synthetic");
         desc.online = Some(all);
         for node in 0..self.nodes {
             let cpus = self.node_cpus(node)?;
             let mut nd = NodeDescription::new(NumaNodeId(node), Some(cpus.clone()));
-            nd.distances = (0..self.nodes)
-                .map(|to| (NumaNodeId(to), if to == node { 10 } else { 20 }))
-                .collect();
+            nd.distances = (0..self.nodes).map(|to| (NumaNodeId(to), if to == node { 10 } else { 20 })).collect();
             desc.nodes.push(nd);
             for core in 0..self.cores_per_node {
-                let siblings = CpuSet::new(
-                    (0..self.threads_per_core).map(|thread| self.cpu(node, core, thread)),
-                )?;
+                let siblings = CpuSet::new((0..self.threads_per_core).map(|thread| self.cpu(node, core, thread)))?;
                 desc.cores.push(CoreDescription::new(Some(node), siblings));
             }
-            desc.last_level_caches
-                .push(CacheDescription::new(3, None, cpus));
+            desc.last_level_caches.push(CacheDescription::new(3, None, cpus));
         }
         desc.quota = self.quota;
         Ok(desc)

@@ -52,19 +52,13 @@ pub struct SysfsSource {
 impl SysfsSource {
     /// The running system: root `/`, affinity from `sched_getaffinity`.
     pub fn live() -> Self {
-        SysfsSource {
-            root: PathBuf::from("/"),
-            affinity: AffinityOrigin::Scheduler,
-        }
+        SysfsSource { root: PathBuf::from("/"), affinity: AffinityOrigin::Scheduler }
     }
 
     /// A fake machine described as a folder: the same files under `root`, with the affinity
     /// read from `root/proc/self/status`.
     pub fn fixture(root: impl Into<PathBuf>) -> Self {
-        SysfsSource {
-            root: root.into(),
-            affinity: AffinityOrigin::ProcStatus,
-        }
+        SysfsSource { root: root.into(), affinity: AffinityOrigin::ProcStatus }
     }
 
     /// The folder the files are read under.
@@ -81,9 +75,7 @@ impl SysfsSource {
                 let list = text
                     .lines()
                     .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
-                    .ok_or_else(|| {
-                        TopologyError::malformed(&path, "no `Cpus_allowed_list:` line")
-                    })?;
+                    .ok_or_else(|| TopologyError::malformed(&path, "no `Cpus_allowed_list:` line"))?;
                 parse_cpulist_text(list, &path)
             }
         }
@@ -104,10 +96,7 @@ impl TopologySource for SysfsSource {
         // Only allowed CPUs matter, and reading a few hundred small files per CPU on a big
         // machine is not free: skip the rest.
         let (cores, last_level_caches) = match affinity.intersection(&online) {
-            Some(relevant) => (
-                read_cores(&cpu_dir, &relevant)?,
-                read_last_level_caches(&cpu_dir, &relevant)?,
-            ),
+            Some(relevant) => (read_cores(&cpu_dir, &relevant)?, read_last_level_caches(&cpu_dir, &relevant)?),
             None => (Vec::new(), Vec::new()),
         };
         let quota = cgroup_quota(&self.root)?;
@@ -129,8 +118,7 @@ impl TopologySource for SysfsSource {
 }
 
 fn parse_cpulist_text(text: &str, path: &Path) -> Result<CpuSet, TopologyError> {
-    text.parse()
-        .map_err(|e: TopologyError| TopologyError::malformed(path, e.to_string()))
+    text.parse().map_err(|e: TopologyError| TopologyError::malformed(path, e.to_string()))
 }
 
 fn parse_possibly_empty(text: &str, path: &Path) -> Result<Option<CpuSet>, TopologyError> {
@@ -153,9 +141,9 @@ fn read_nodes(node_dir: &Path) -> Result<Vec<NodeDescription>, TopologyError> {
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
             continue;
         }
-        let id = digits.parse::<u32>().map_err(|_| {
-            TopologyError::malformed(entry.path(), "node number does not fit in 32 bits")
-        })?;
+        let id = digits
+            .parse::<u32>()
+            .map_err(|_| TopologyError::malformed(entry.path(), "node number does not fit in 32 bits"))?;
         found.push((NumaNodeId(id), entry.path()));
     }
     found.sort();
@@ -166,27 +154,17 @@ fn read_nodes(node_dir: &Path) -> Result<Vec<NodeDescription>, TopologyError> {
         let cpus = parse_possibly_empty(&read_required(&cpulist)?, &cpulist)?;
         let distance_path = dir.join("distance");
         let text = read_required(&distance_path)?;
-        let values = text
-            .split_whitespace()
-            .map(|t| t.parse::<u32>())
-            .collect::<Result<Vec<u32>, _>>()
-            .map_err(|_| {
+        let values =
+            text.split_whitespace().map(|t| t.parse::<u32>()).collect::<Result<Vec<u32>, _>>().map_err(|_| {
                 TopologyError::malformed(
                     &distance_path,
-                    format!(
-                        "expected whitespace-separated distances, found `{}`",
-                        text.trim()
-                    ),
+                    format!("expected whitespace-separated distances, found `{}`", text.trim()),
                 )
             })?;
         if values.len() != ids.len() {
             return Err(TopologyError::malformed(
                 &distance_path,
-                format!(
-                    "expected {} distances (one per node folder), found {}",
-                    ids.len(),
-                    values.len()
-                ),
+                format!("expected {} distances (one per node folder), found {}", ids.len(), values.len()),
             ));
         }
         let mut node = NodeDescription::new(*id, cpus);
@@ -213,10 +191,7 @@ fn read_cores(cpu_dir: &Path, relevant: &CpuSet) -> Result<Vec<CoreDescription>,
             None => None,
             Some(text) => {
                 let value: i64 = text.trim().parse().map_err(|_| {
-                    TopologyError::malformed(
-                        &package_path,
-                        format!("expected an integer, found `{}`", text.trim()),
-                    )
+                    TopologyError::malformed(&package_path, format!("expected an integer, found `{}`", text.trim()))
                 })?;
                 // Some firmware reports -1 for "unknown".
                 u32::try_from(value).ok()
@@ -227,10 +202,7 @@ fn read_cores(cpu_dir: &Path, relevant: &CpuSet) -> Result<Vec<CoreDescription>,
     Ok(cores)
 }
 
-fn read_last_level_caches(
-    cpu_dir: &Path,
-    relevant: &CpuSet,
-) -> Result<Vec<CacheDescription>, TopologyError> {
+fn read_last_level_caches(cpu_dir: &Path, relevant: &CpuSet) -> Result<Vec<CacheDescription>, TopologyError> {
     let mut caches: Vec<CacheDescription> = Vec::new();
     for cpu in relevant {
         if caches.iter().any(|c| c.cpus.contains(cpu)) {
@@ -253,11 +225,7 @@ fn read_cpu_llc(cache_dir: &Path, cpu: CpuId) -> Result<Option<CacheDescription>
     let mut index_dirs = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| TopologyError::io(cache_dir, e))?;
-        if entry
-            .file_name()
-            .to_str()
-            .is_some_and(|n| n.starts_with("index"))
-        {
+        if entry.file_name().to_str().is_some_and(|n| n.starts_with("index")) {
             index_dirs.push(entry.path());
         }
     }
@@ -272,10 +240,7 @@ fn read_cpu_llc(cache_dir: &Path, cpu: CpuId) -> Result<Option<CacheDescription>
         let level_path = dir.join("level");
         let text = read_required(&level_path)?;
         let level: u8 = text.trim().parse().map_err(|_| {
-            TopologyError::malformed(
-                &level_path,
-                format!("expected a cache level, found `{}`", text.trim()),
-            )
+            TopologyError::malformed(&level_path, format!("expected a cache level, found `{}`", text.trim()))
         })?;
         if best.as_ref().is_none_or(|(l, _)| level > *l) {
             best = Some((level, dir));
@@ -288,19 +253,13 @@ fn read_cpu_llc(cache_dir: &Path, cpu: CpuId) -> Result<Option<CacheDescription>
     let cpus = parse_cpulist_text(&read_required(&shared_path)?, &shared_path)?;
     if !cpus.contains(cpu) {
         // A CPU always shares its own cache; a list that omits it is inconsistent.
-        return Err(TopologyError::malformed(
-            &shared_path,
-            format!("cache of CPU {cpu} lists only CPUs {cpus}"),
-        ));
+        return Err(TopologyError::malformed(&shared_path, format!("cache of CPU {cpu} lists only CPUs {cpus}")));
     }
     let size_path = dir.join("size");
     let size_bytes = match read_optional(&size_path)? {
         None => None,
         Some(text) => Some(parse_cache_size(&text).ok_or_else(|| {
-            TopologyError::malformed(
-                &size_path,
-                format!("expected a size such as `32K`, found `{}`", text.trim()),
-            )
+            TopologyError::malformed(&size_path, format!("expected a size such as `32K`, found `{}`", text.trim()))
         })?),
     };
     Ok(Some(CacheDescription::new(level, size_bytes, cpus)))

@@ -126,38 +126,27 @@ impl CpuTopology {
         for node in &described {
             for cpu in node.cpus.iter().flat_map(CpuSet::iter) {
                 if let Some(first) = owner.insert(cpu, node.id) {
-                    return Err(TopologyError::OverlappingNodes {
-                        cpu,
-                        first,
-                        second: node.id,
-                    });
+                    return Err(TopologyError::OverlappingNodes { cpu, first, second: node.id });
                 }
             }
         }
 
         let node_cpus = CpuSet::new(owner.keys().copied()).ok();
-        let described_cpus = node_cpus
-            .clone()
-            .or_else(|| desc.online.clone())
-            .unwrap_or_else(|| desc.affinity.clone());
+        let described_cpus = node_cpus.clone().or_else(|| desc.online.clone()).unwrap_or_else(|| desc.affinity.clone());
         // Offline CPUs may still be listed by their node; they are not usable.
         let machine = match &desc.online {
             Some(online) => described_cpus.intersection(online),
             None => Some(described_cpus),
         };
-        let allowed = machine
-            .as_ref()
-            .and_then(|m| desc.affinity.intersection(m))
-            .ok_or_else(|| TopologyError::NoAllowedCpus {
+        let allowed = machine.as_ref().and_then(|m| desc.affinity.intersection(m)).ok_or_else(|| {
+            TopologyError::NoAllowedCpus {
                 allowed: desc.affinity.to_string(),
                 present: machine.map_or_else(|| "no online CPU".to_string(), |m| m.to_string()),
-            })?;
+            }
+        })?;
 
         let nodes: Vec<CpuNode> = if node_cpus.is_none() {
-            vec![CpuNode {
-                id: NumaNodeId(0),
-                cpus: allowed.clone(),
-            }]
+            vec![CpuNode { id: NumaNodeId(0), cpus: allowed.clone() }]
         } else {
             described
                 .iter()
@@ -196,26 +185,15 @@ impl CpuTopology {
 
     /// The usable node `id`, or [`TopologyError::UnknownNode`].
     pub fn node(&self, id: NumaNodeId) -> Result<&CpuNode, TopologyError> {
-        self.nodes
-            .iter()
-            .find(|n| n.id == id)
-            .ok_or_else(|| TopologyError::UnknownNode {
-                node: id,
-                usable: self
-                    .nodes
-                    .iter()
-                    .map(|n| n.id.to_string())
-                    .collect::<Vec<_>>()
-                    .join(","),
-            })
+        self.nodes.iter().find(|n| n.id == id).ok_or_else(|| TopologyError::UnknownNode {
+            node: id,
+            usable: self.nodes.iter().map(|n| n.id.to_string()).collect::<Vec<_>>().join(","),
+        })
     }
 
     /// The node holding an allowed CPU; `None` if the CPU is not allowed.
     pub fn node_of(&self, cpu: CpuId) -> Option<NumaNodeId> {
-        self.nodes
-            .iter()
-            .find(|n| n.cpus.contains(cpu))
-            .map(|n| n.id)
+        self.nodes.iter().find(|n| n.cpus.contains(cpu)).map(|n| n.id)
     }
 
     /// The cores, each with its allowed SMT siblings, ordered by their first CPU.
@@ -226,10 +204,7 @@ impl CpuTopology {
 
     /// The allowed SMT siblings of `cpu` (including `cpu`); `None` if it is not allowed.
     pub fn smt_siblings(&self, cpu: CpuId) -> Option<&CpuSet> {
-        self.cores
-            .iter()
-            .find(|c| c.cpus.contains(cpu))
-            .map(|c| &c.cpus)
+        self.cores.iter().find(|c| c.cpus.contains(cpu)).map(|c| &c.cpus)
     }
 
     /// The last-level-cache groups, ordered by their first CPU. Empty when the source
@@ -298,10 +273,7 @@ impl CpuTopology {
     /// assert!(topo.thread_budget(Some("0")).is_err());
     /// # Ok::<(), strata_topology::TopologyError>(())
     /// ```
-    pub fn thread_budget(
-        &self,
-        rayon_num_threads: Option<&str>,
-    ) -> Result<NonZeroUsize, TopologyError> {
+    pub fn thread_budget(&self, rayon_num_threads: Option<&str>) -> Result<NonZeroUsize, TopologyError> {
         match rayon_num_threads {
             Some(value) => budget::parse_thread_count(budget::RAYON_NUM_THREADS, value),
             None => Ok(self.hardware_thread_budget()),
@@ -312,36 +284,18 @@ impl CpuTopology {
     pub fn summary(&self) -> String {
         let mut out = String::new();
         // Writing to a String cannot fail.
-        let _ = writeln!(
-            out,
-            "source:        {}{}",
-            self.source,
-            if self.pinnable { "" } else { " (not pinnable)" }
-        );
-        let _ = writeln!(
-            out,
-            "allowed CPUs:  {} ({} CPUs)",
-            self.allowed,
-            self.allowed.len()
-        );
+        let _ = writeln!(out, "source:        {}{}", self.source, if self.pinnable { "" } else { " (not pinnable)" });
+        let _ = writeln!(out, "allowed CPUs:  {} ({} CPUs)", self.allowed, self.allowed.len());
         for node in &self.nodes {
             let _ = writeln!(out, "node {}:        CPUs {}", node.id, node.cpus);
         }
         let smt: Vec<String> = self.cores.iter().map(|c| format!("[{}]", c.cpus)).collect();
-        let _ = writeln!(
-            out,
-            "cores:         {} ({})",
-            self.cores.len(),
-            smt.join(" ")
-        );
+        let _ = writeln!(out, "cores:         {} ({})", self.cores.len(), smt.join(" "));
         if self.llc_groups.is_empty() {
             let _ = writeln!(out, "LLC groups:    unknown");
         }
         for g in &self.llc_groups {
-            let size = g.size_bytes.map_or_else(
-                || "size unknown".to_string(),
-                |s| format!("{} KiB", s / 1024),
-            );
+            let size = g.size_bytes.map_or_else(|| "size unknown".to_string(), |s| format!("{} KiB", s / 1024));
             let _ = writeln!(out, "LLC L{}:        CPUs {} ({size})", g.level, g.cpus);
         }
         match &self.distances {
@@ -368,11 +322,7 @@ impl CpuTopology {
                 let _ = writeln!(out, "CPU quota:     {q}");
             }
         }
-        let _ = writeln!(
-            out,
-            "hardware thread budget: {}",
-            self.hardware_thread_budget()
-        );
+        let _ = writeln!(out, "hardware thread budget: {}", self.hardware_thread_budget());
         out
     }
 }
@@ -381,24 +331,19 @@ fn distance_matrix(
     nodes: &[CpuNode],
     described: &[crate::description::NodeDescription],
 ) -> Result<Option<Vec<u32>>, TopologyError> {
-    let rows: Vec<&[(NumaNodeId, u32)]> = nodes
-        .iter()
-        .filter_map(|n| described.iter().find(|d| d.id == n.id))
-        .map(|d| d.distances.as_slice())
-        .collect();
+    let rows: Vec<&[(NumaNodeId, u32)]> =
+        nodes.iter().filter_map(|n| described.iter().find(|d| d.id == n.id)).map(|d| d.distances.as_slice()).collect();
     if rows.len() != nodes.len() || rows.iter().all(|r| r.is_empty()) {
         return Ok(None);
     }
     let mut table = Vec::with_capacity(nodes.len() * nodes.len());
     for (from, row) in nodes.iter().zip(&rows) {
         for to in nodes {
-            let d = row
-                .iter()
-                .find(|(id, _)| *id == to.id)
-                .map(|&(_, d)| d)
-                .ok_or_else(|| TopologyError::InvalidDescription {
+            let d = row.iter().find(|(id, _)| *id == to.id).map(|&(_, d)| d).ok_or_else(|| {
+                TopologyError::InvalidDescription {
                     reason: format!("no distance from node {} to node {}", from.id, to.id),
-                })?;
+                }
+            })?;
             table.push(d);
         }
     }
@@ -435,26 +380,14 @@ fn restrict_cores(
     allowed: &CpuSet,
 ) -> Result<Vec<CpuCore>, TopologyError> {
     let kept = restrict_groups(cores.iter().map(|c| &c.cpus), allowed, "cores")?;
-    let mut out: Vec<CpuCore> = kept
-        .into_iter()
-        .map(|(i, cpus)| CpuCore {
-            package: cores[i].package,
-            cpus,
-        })
-        .collect();
-    let covered = out
-        .iter()
-        .map(|c| c.cpus.clone())
-        .reduce(|a, b| a.union(&b));
+    let mut out: Vec<CpuCore> = kept.into_iter().map(|(i, cpus)| CpuCore { package: cores[i].package, cpus }).collect();
+    let covered = out.iter().map(|c| c.cpus.clone()).reduce(|a, b| a.union(&b));
     let uncovered = match &covered {
         Some(covered) => allowed.difference(covered),
         None => Some(allowed.clone()),
     };
     for cpu in uncovered.iter().flat_map(CpuSet::iter) {
-        out.push(CpuCore {
-            package: None,
-            cpus: CpuSet::single(cpu),
-        });
+        out.push(CpuCore { package: None, cpus: CpuSet::single(cpu) });
     }
     out.sort_by_key(|c| c.cpus.first());
     Ok(out)
@@ -467,10 +400,6 @@ fn restrict_caches(
     let kept = restrict_groups(caches.iter().map(|c| &c.cpus), allowed, "last-level caches")?;
     Ok(kept
         .into_iter()
-        .map(|(i, cpus)| CacheGroup {
-            level: caches[i].level,
-            size_bytes: caches[i].size_bytes,
-            cpus,
-        })
+        .map(|(i, cpus)| CacheGroup { level: caches[i].level, size_bytes: caches[i].size_bytes, cpus })
         .collect())
 }

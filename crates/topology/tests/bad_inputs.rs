@@ -98,10 +98,7 @@ fn malformed_cpulists_in_files() {
     m.write("sys/devices/system/cpu/online", "\n");
     expect_malformed(&m, "cpu/online");
     let m = TempMachine::copy_of("two-nodes-smt");
-    m.write(
-        "sys/devices/system/cpu/cpu2/topology/thread_siblings_list",
-        "3-2",
-    );
+    m.write("sys/devices/system/cpu/cpu2/topology/thread_siblings_list", "3-2");
     expect_malformed(&m, "cpu2/topology/thread_siblings_list");
     let m = TempMachine::copy_of("two-nodes-smt");
     m.write("proc/self/status", "Cpus_allowed_list:\t7-0\n");
@@ -128,10 +125,7 @@ fn overlapping_nodes() {
     m.write("sys/devices/system/node/node1/cpulist", "3-7\n");
     match m.load() {
         Err(TopologyError::OverlappingNodes { cpu, first, second }) => {
-            assert_eq!(
-                (cpu, first, second),
-                (CpuId(3), NumaNodeId(0), NumaNodeId(1))
-            );
+            assert_eq!((cpu, first, second), (CpuId(3), NumaNodeId(0), NumaNodeId(1)));
         }
         other => panic!("expected an overlapping-nodes error, got {other:?}"),
     }
@@ -180,33 +174,21 @@ fn malformed_cache_and_package_files() {
     m.write("sys/devices/system/cpu/cpu0/cache/index3/size", "big\n");
     expect_malformed(&m, "cpu0/cache/index3/size");
     let m = TempMachine::copy_of("two-nodes-smt");
-    m.write(
-        "sys/devices/system/cpu/cpu0/cache/index3/shared_cpu_list",
-        "4-7\n",
-    );
+    m.write("sys/devices/system/cpu/cpu0/cache/index3/shared_cpu_list", "4-7\n");
     expect_malformed(&m, "cpu0/cache/index3/shared_cpu_list");
     let m = TempMachine::copy_of("two-nodes-smt");
-    m.write(
-        "sys/devices/system/cpu/cpu0/topology/physical_package_id",
-        "zero\n",
-    );
+    m.write("sys/devices/system/cpu/cpu0/topology/physical_package_id", "zero\n");
     expect_malformed(&m, "cpu0/topology/physical_package_id");
     // -1 is how firmware says "unknown": a documented fallback, not an error.
     let m = TempMachine::copy_of("two-nodes-smt");
-    m.write(
-        "sys/devices/system/cpu/cpu0/topology/physical_package_id",
-        "-1\n",
-    );
+    m.write("sys/devices/system/cpu/cpu0/topology/physical_package_id", "-1\n");
     assert_eq!(m.load().unwrap().cores()[0].package(), None);
 }
 
 #[test]
 fn overlapping_cores_are_rejected() {
     let m = TempMachine::copy_of("two-nodes-smt");
-    m.write(
-        "sys/devices/system/cpu/cpu2/topology/thread_siblings_list",
-        "1-2\n",
-    );
+    m.write("sys/devices/system/cpu/cpu2/topology/thread_siblings_list", "1-2\n");
     match m.load() {
         Err(TopologyError::InvalidDescription { reason }) => {
             assert!(reason.contains("cores"), "{reason}");
@@ -217,16 +199,9 @@ fn overlapping_cores_are_rejected() {
 
 #[test]
 fn bad_v2_quotas() {
-    for text in [
-        "150000 0\n",
-        "150000 -100000\n",
-        "max 0\n",
-        "0 100000\n",
-        "-1 100000\n",
-        "lots 100000\n",
-        "150000\n",
-        "\n",
-    ] {
+    for text in
+        ["150000 0\n", "150000 -100000\n", "max 0\n", "0 100000\n", "-1 100000\n", "lots 100000\n", "150000\n", "\n"]
+    {
         let m = TempMachine::copy_of("container-v2");
         m.write("sys/fs/cgroup/kubepods/pod1/ctr/cpu.max", text);
         expect_invalid_quota(&m, "ctr/cpu.max");
@@ -269,16 +244,7 @@ fn bad_cgroup_bookkeeping_files() {
 #[test]
 fn nonsense_thread_counts() {
     let topo = common::load_fixture("container-v2").unwrap();
-    for value in [
-        "0",
-        "-2",
-        "abc",
-        "",
-        "2.5",
-        "1e3",
-        "99999999999999999999",
-        "70000",
-    ] {
+    for value in ["0", "-2", "abc", "", "2.5", "1e3", "99999999999999999999", "70000"] {
         match topo.thread_budget(Some(value)) {
             Err(TopologyError::InvalidThreadCount { origin, .. }) => {
                 assert_eq!(origin, "RAYON_NUM_THREADS");

@@ -15,10 +15,7 @@ fn as_ids(set: &Option<CpuSet>) -> BTreeSet<u32> {
 
 /// Cpulist printed by the simplest rule: each id alone, comma separated.
 fn plain_list(ids: &BTreeSet<u32>) -> String {
-    ids.iter()
-        .map(|i| i.to_string())
-        .collect::<Vec<_>>()
-        .join(",")
+    ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")
 }
 
 proptest! {

@@ -1,9 +1,8 @@
 //! CpuTopology::from_description and the synthetic source, on hand-built machines.
 
 use strata_topology::{
-    CacheDescription, CoreDescription, CpuId, CpuQuota, CpuSet, CpuTopology, MachineDescription,
-    NodeDescription, NumaNodeId, ParallelismSource, SyntheticTopology, TopologyError,
-    TopologySource,
+    CacheDescription, CoreDescription, CpuId, CpuQuota, CpuSet, CpuTopology, MachineDescription, NodeDescription,
+    NumaNodeId, ParallelismSource, SyntheticTopology, TopologyError, TopologySource,
 };
 
 fn cpus(list: &str) -> CpuSet {
@@ -24,24 +23,15 @@ fn synthetic_two_nodes_four_cores_two_threads() {
     // is t * 8 + n * 4 + c.
     for n in 0..2u32 {
         let expected: Vec<u32> = {
-            let mut v: Vec<u32> = (0..4)
-                .flat_map(|c| (0..2).map(move |t| t * 8 + n * 4 + c))
-                .collect();
+            let mut v: Vec<u32> = (0..4).flat_map(|c| (0..2).map(move |t| t * 8 + n * 4 + c)).collect();
             v.sort();
             v
         };
-        let got: Vec<u32> = topo.nodes()[n as usize]
-            .cpus()
-            .iter()
-            .map(|c| c.0)
-            .collect();
+        let got: Vec<u32> = topo.nodes()[n as usize].cpus().iter().map(|c| c.0).collect();
         assert_eq!(got, expected);
         for c in 0..4 {
             let core = topo.smt_siblings(CpuId(n * 4 + c)).unwrap();
-            assert_eq!(
-                core,
-                &CpuSet::new([CpuId(n * 4 + c), CpuId(8 + n * 4 + c)]).unwrap()
-            );
+            assert_eq!(core, &CpuSet::new([CpuId(n * 4 + c), CpuId(8 + n * 4 + c)]).unwrap());
         }
     }
     assert_eq!(topo.cores().len(), 8);
@@ -53,18 +43,9 @@ fn synthetic_two_nodes_four_cores_two_threads() {
 
 #[test]
 fn synthetic_rejects_impossible_machines() {
-    for (n, c, t) in [
-        (0, 4, 2),
-        (2, 0, 2),
-        (2, 4, 0),
-        (1024, 1024, 1),
-        (u32::MAX, u32::MAX, 2),
-    ] {
+    for (n, c, t) in [(0, 4, 2), (2, 0, 2), (2, 4, 0), (1024, 1024, 1), (u32::MAX, u32::MAX, 2)] {
         assert!(
-            matches!(
-                SyntheticTopology::new(n, c, t),
-                Err(TopologyError::InvalidDescription { .. })
-            ),
+            matches!(SyntheticTopology::new(n, c, t), Err(TopologyError::InvalidDescription { .. })),
             "{n}x{c}x{t}"
         );
     }
@@ -81,10 +62,7 @@ fn synthetic_with_affinity_and_quota() {
         .load()
         .unwrap();
     assert_eq!(topo.thread_budget(None).unwrap().get(), 1);
-    let disjoint = SyntheticTopology::new(1, 2, 1)
-        .unwrap()
-        .with_affinity(cpus("5"))
-        .load();
+    let disjoint = SyntheticTopology::new(1, 2, 1).unwrap().with_affinity(cpus("5")).load();
     assert!(matches!(disjoint, Err(TopologyError::NoAllowedCpus { .. })));
 }
 
@@ -108,54 +86,32 @@ fn description_errors() {
     };
     let mut d = base();
     d.nodes.push(node(1, "8"));
-    assert!(matches!(
-        CpuTopology::from_description(d),
-        Err(TopologyError::DuplicateNode {
-            node: NumaNodeId(1)
-        })
-    ));
+    assert!(matches!(CpuTopology::from_description(d), Err(TopologyError::DuplicateNode { node: NumaNodeId(1) })));
 
     let mut d = base();
     d.nodes[1] = node(1, "2-7");
-    assert!(matches!(
-        CpuTopology::from_description(d),
-        Err(TopologyError::OverlappingNodes { cpu: CpuId(2), .. })
-    ));
+    assert!(matches!(CpuTopology::from_description(d), Err(TopologyError::OverlappingNodes { cpu: CpuId(2), .. })));
 
     // Node CPUs that are all offline.
     let mut d = base();
     d.online = Some(cpus("8-9"));
-    assert!(matches!(
-        CpuTopology::from_description(d),
-        Err(TopologyError::NoAllowedCpus { .. })
-    ));
+    assert!(matches!(CpuTopology::from_description(d), Err(TopologyError::NoAllowedCpus { .. })));
 
     // A distance table that misses a pair.
     let mut d = base();
     d.nodes[0].distances = vec![(NumaNodeId(0), 10), (NumaNodeId(1), 20)];
     d.nodes[1].distances = vec![(NumaNodeId(1), 10)];
-    assert!(matches!(
-        CpuTopology::from_description(d),
-        Err(TopologyError::InvalidDescription { .. })
-    ));
+    assert!(matches!(CpuTopology::from_description(d), Err(TopologyError::InvalidDescription { .. })));
 
     // Caches that overlap without being equal.
     let mut d = base();
-    d.last_level_caches = vec![
-        CacheDescription::new(3, None, cpus("0-3")),
-        CacheDescription::new(3, None, cpus("3-5")),
-    ];
-    assert!(matches!(
-        CpuTopology::from_description(d),
-        Err(TopologyError::InvalidDescription { .. })
-    ));
+    d.last_level_caches =
+        vec![CacheDescription::new(3, None, cpus("0-3")), CacheDescription::new(3, None, cpus("3-5"))];
+    assert!(matches!(CpuTopology::from_description(d), Err(TopologyError::InvalidDescription { .. })));
 
     // Repeated identical cores are merged, not rejected.
     let mut d = base();
-    d.cores = vec![
-        CoreDescription::new(Some(0), cpus("0-1")),
-        CoreDescription::new(Some(0), cpus("0-1")),
-    ];
+    d.cores = vec![CoreDescription::new(Some(0), cpus("0-1")), CoreDescription::new(Some(0), cpus("0-1"))];
     let topo = CpuTopology::from_description(d).unwrap();
     assert_eq!(topo.cores().len(), 7); // one pair + six single-thread cores
     assert_eq!(topo.cores()[0].cpus(), &cpus("0-1"));
@@ -163,11 +119,7 @@ fn description_errors() {
 
 #[test]
 fn cores_cover_exactly_the_allowed_cpus() {
-    let topo = SyntheticTopology::new(2, 3, 2)
-        .unwrap()
-        .with_affinity(cpus("1-4,9"))
-        .load()
-        .unwrap();
+    let topo = SyntheticTopology::new(2, 3, 2).unwrap().with_affinity(cpus("1-4,9")).load().unwrap();
     let covered = topo
         .cores()
         .iter()

@@ -7,8 +7,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use strata_topology::{
-    CpuId, CpuSet, SysfsSource, TopologyError, TopologySource, current_thread_affinity, discover,
-    pin_current_thread, process_affinity,
+    CpuId, CpuSet, SysfsSource, TopologyError, TopologySource, current_thread_affinity, discover, pin_current_thread,
+    process_affinity,
 };
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -20,8 +20,7 @@ fn on_fresh_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) ->
     std::thread::spawn(move || {
         let _ = tx.send(f());
     });
-    rx.recv_timeout(WAIT)
-        .expect("worker thread finished in time")
+    rx.recv_timeout(WAIT).expect("worker thread finished in time")
 }
 
 /// Independent cpulist reader: the simplest possible loop over `a` and `a-b` items.
@@ -44,10 +43,7 @@ fn ids(set: &CpuSet) -> BTreeSet<u32> {
 
 fn status_allowed() -> BTreeSet<u32> {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status
-        .lines()
-        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
-        .unwrap();
+    let line = status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).unwrap();
     naive_cpulist(line)
 }
 
@@ -60,11 +56,7 @@ fn allowed_cpus_agree_with_nproc() {
         .env_remove("OMP_THREAD_LIMIT")
         .output()
         .unwrap();
-    let nproc: usize = String::from_utf8(out.stdout)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let nproc: usize = String::from_utf8(out.stdout).unwrap().trim().parse().unwrap();
     assert_eq!(topo.allowed_cpus().len(), nproc);
 }
 
@@ -96,28 +88,17 @@ fn discovery_agrees_with_sys_and_proc() {
     if expected_nodes.is_empty() {
         expected_nodes.push((0, expected.clone()));
     }
-    let got: Vec<(u32, BTreeSet<u32>)> = topo
-        .nodes()
-        .iter()
-        .map(|n| (n.id().0, ids(n.cpus())))
-        .collect();
+    let got: Vec<(u32, BTreeSet<u32>)> = topo.nodes().iter().map(|n| (n.id().0, ids(n.cpus()))).collect();
     assert_eq!(got, expected_nodes);
 
     // Every allowed CPU's core is its thread_siblings_list restricted to the allowed set.
     for cpu in &expected {
         let path = format!("/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list");
         let want: BTreeSet<u32> = match std::fs::read_to_string(path) {
-            Ok(text) => naive_cpulist(&text)
-                .intersection(&expected)
-                .copied()
-                .collect(),
+            Ok(text) => naive_cpulist(&text).intersection(&expected).copied().collect(),
             Err(_) => BTreeSet::from([*cpu]),
         };
-        assert_eq!(
-            ids(topo.smt_siblings(CpuId(*cpu)).unwrap()),
-            want,
-            "cpu {cpu}"
-        );
+        assert_eq!(ids(topo.smt_siblings(CpuId(*cpu)).unwrap()), want, "cpu {cpu}");
     }
 }
 
@@ -167,10 +148,7 @@ fn pinning_one_thread_leaves_the_process_affinity() {
     let first = before.first();
     let (thread_view, process_view) = on_fresh_thread(move || {
         pin_current_thread(&CpuSet::single(first)).unwrap();
-        (
-            current_thread_affinity().unwrap(),
-            process_affinity().unwrap(),
-        )
+        (current_thread_affinity().unwrap(), process_affinity().unwrap())
     });
     assert_eq!(thread_view, CpuSet::single(first));
     assert_eq!(process_view, before);
@@ -187,17 +165,8 @@ fn pinning_to_impossible_cpus_is_an_error() {
         let still = current_thread_affinity().unwrap();
         (huge, offline, still)
     });
-    assert!(matches!(
-        result.0,
-        Err(TopologyError::CpuIdTooLarge { id: 70_000, .. })
-    ));
-    assert!(matches!(
-        result.1,
-        Err(TopologyError::Affinity {
-            op: "sched_setaffinity",
-            ..
-        })
-    ));
+    assert!(matches!(result.0, Err(TopologyError::CpuIdTooLarge { id: 70_000, .. })));
+    assert!(matches!(result.1, Err(TopologyError::Affinity { op: "sched_setaffinity", .. })));
     // A refused pin leaves the thread's affinity as it was.
     assert_eq!(result.2, process_affinity().unwrap());
 }

@@ -4,10 +4,11 @@
 use strata_tensor::config::DotGeneralConfig;
 use strata_tensor::{Error, Result, Scalar, Tensor, TensorRead, TensorWrite, TypedTensor, c64};
 
-use super::dot_general::{coefficient, dot_general};
+use super::dot_general::{coefficient, dot_general_with};
 use super::scalar::{ContractScalar, check_dtype, dispatch_contract};
-use super::strided_copy::{for_each_offset_pair, to_contiguous};
 use crate::context::KernelContext;
+use crate::strided::StridedPlan;
+use crate::structural;
 
 fn check_pair(op: &'static str, x: &TensorRead<'_>, y_dtype: strata_tensor::DType, y_shape: &[usize]) -> Result<()> {
     check_dtype(op, x.dtype())?;
@@ -36,7 +37,8 @@ pub fn vdot(ctx: &KernelContext<'_>, x: TensorRead<'_>, y: TensorRead<'_>) -> Re
     check_pair(OP, &x, y.dtype(), y.shape())?;
     let all: Vec<usize> = (0..x.rank()).collect();
     let config = DotGeneralConfig::new(vec![], vec![], all.clone(), all);
-    dot_general(ctx, x, y, &config, true, false, None).map_err(|e| e.in_op(OP))
+    // Every axis contracted: m = n = 1, the dot route, which never needs a provider.
+    dot_general_with(ctx, x, y, &config, [true, false], None, None).map_err(|e| e.in_op(OP))
 }
 
 /// `Σ |x[i]|²` over every element, as a rank-0 tensor of the real dtype (f32 for c32,
@@ -49,7 +51,7 @@ pub fn vdot(ctx: &KernelContext<'_>, x: TensorRead<'_>, y: TensorRead<'_>) -> Re
 /// let n = norm_squared(&KernelContext::sequential(), (&x).into()).unwrap();
 /// assert_eq!(n.as_typed::<f32>().unwrap().data(), &[26.0]);
 /// ```
-pub fn norm_squared(_ctx: &KernelContext<'_>, x: TensorRead<'_>) -> Result<Tensor> {
+pub fn norm_squared(ctx: &KernelContext<'_>, x: TensorRead<'_>) -> Result<Tensor> {
     const OP: &str = "norm_squared";
     check_dtype(OP, x.dtype())?;
     dispatch_contract!(OP, x.dtype(), T => {
@@ -58,8 +60,8 @@ pub fn norm_squared(_ctx: &KernelContext<'_>, x: TensorRead<'_>) -> Result<Tenso
         let data = match v.as_contiguous() {
             Some(d) => d,
             None => {
-                copied = to_contiguous(&v);
-                &copied[..]
+                copied = structural::to_contiguous_typed(ctx, &v)?;
+                copied.data()
             }
         };
         Ok(Tensor::from(TypedTensor::scalar(sum_abs2::<T>(data))))
@@ -118,7 +120,14 @@ pub fn axpby_into(_ctx: &KernelContext<'_>, a: c64, x: TensorRead<'_>, b: c64, m
         } else {
             let xbuf = xv.buffer();
             let (ybuf, ylayout) = yv.buffer_and_layout();
-            for_each_offset_pair(xv.layout(), ylayout, |xi, yi| ybuf[yi] = combine(xbuf[xi], ybuf[yi]));
+            let walk = StridedPlan::new(xv.shape(), [xv.layout(), ylayout]);
+            let [xs, ys] = walk.inner_strides();
+            walk.for_each_run(0, walk.len(), |_, [xo, yo], len| {
+                for i in 0..len as isize {
+                    let yi = (yo + i * ys) as usize;
+                    ybuf[yi] = combine(xbuf[(xo + i * xs) as usize], ybuf[yi]);
+                }
+            });
         }
         Ok(())
     })

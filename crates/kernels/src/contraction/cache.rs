@@ -21,6 +21,7 @@ pub(crate) struct PlanKey {
     pub rhs_shape: Vec<usize>,
     pub rhs_strides: Vec<isize>,
     pub out_strides: Vec<isize>,
+    pub needs_unit_stride: bool,
     pub config: DotGeneralConfig,
 }
 

@@ -28,16 +28,6 @@ impl<'a, T: Copy> DisjointOut<'a, T> {
         DisjointOut { ptr: buf.as_mut_ptr(), len: buf.len(), _borrow: PhantomData }
     }
 
-    /// Number of elements of the buffer.
-    pub(crate) fn len(&self) -> usize {
-        self.len
-    }
-
-    /// The buffer's first element (for providers that take raw matrices).
-    pub(crate) fn as_mut_ptr(&self) -> *mut T {
-        self.ptr
-    }
-
     /// Reads element `i`.
     ///
     /// # Safety

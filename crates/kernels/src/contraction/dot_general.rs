@@ -6,6 +6,8 @@ use strata_tensor::config::DotGeneralConfig;
 use strata_tensor::shape::row_major_strides;
 use strata_tensor::{DType, Error, Result, Scalar, Tensor, TensorRead, TensorWrite, c64};
 
+use strata_provider::GemmProvider;
+
 use super::cache::{PlanCache, PlanKey};
 use super::execute::{Destination, Operands, run_plan};
 use super::plan::{ContractionPlan, Geometry, analyze};
@@ -37,9 +39,13 @@ fn check_operands(
     Ok((lhs.dtype(), out_shape))
 }
 
+pub(crate) fn needs_unit_stride(provider: Option<&dyn GemmProvider>) -> bool {
+    provider.is_some_and(|p| p.capabilities().needs_unit_stride)
+}
+
 /// Converts alpha or beta to `T`, refusing an imaginary part a real dtype cannot hold.
 pub(crate) fn coefficient<T: ContractScalar>(op: &'static str, name: &str, v: c64) -> Result<T> {
-    T::from_c64(v).ok_or_else(|| {
+    super::scalar::exact_from_c64::<T>(v).ok_or_else(|| {
         Error::invalid_argument(
             op,
             format!("{name} = {v} has an imaginary part, the operands have real dtype {}", T::DTYPE),
@@ -47,8 +53,10 @@ pub(crate) fn coefficient<T: ContractScalar>(op: &'static str, name: &str, v: c6
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn plan_for(
     dtype: DType,
+    needs_unit_stride: bool,
     lhs: &TensorRead<'_>,
     rhs: &TensorRead<'_>,
     out_strides: &[isize],
@@ -63,6 +71,7 @@ fn plan_for(
         rhs_shape: rv.shape(),
         rhs_strides: rv.layout().strides(),
         out_strides,
+        needs_unit_stride,
     };
     let build = || analyze(config, &geometry, out_shape.to_vec());
     match cache {
@@ -75,6 +84,7 @@ fn plan_for(
                 rhs_shape: geometry.rhs_shape.to_vec(),
                 rhs_strides: geometry.rhs_strides.to_vec(),
                 out_strides: out_strides.to_vec(),
+                needs_unit_stride,
                 config: config.clone(),
             };
             c.get_or_analyze(key, build)
@@ -94,9 +104,12 @@ fn plan_for(
 /// let a = Tensor::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[2, 2]).unwrap();
 /// let b = Tensor::from_vec(vec![5.0f64, 6.0, 7.0, 8.0], &[2, 2]).unwrap();
 /// let ctx = KernelContext::sequential();
-/// let c = dot_general(&ctx, (&a).into(), (&b).into(), &DotGeneralConfig::matmul(), false, false, None).unwrap();
+/// let faer = strata_provider::FaerGemmProvider;
+/// let c = dot_general(&ctx, (&a).into(), (&b).into(), &DotGeneralConfig::matmul(), false, false, &faer, None)
+///     .unwrap();
 /// assert_eq!(c.as_typed::<f64>().unwrap().data(), &[19.0, 22.0, 43.0, 50.0]);
 /// ```
+#[allow(clippy::too_many_arguments)]
 pub fn dot_general(
     ctx: &KernelContext<'_>,
     lhs: TensorRead<'_>,
@@ -104,11 +117,26 @@ pub fn dot_general(
     config: &DotGeneralConfig,
     conj_lhs: bool,
     conj_rhs: bool,
+    provider: &dyn GemmProvider,
+    cache: Option<&PlanCache<'_>>,
+) -> Result<Tensor> {
+    dot_general_with(ctx, lhs, rhs, config, [conj_lhs, conj_rhs], Some(provider), cache)
+}
+
+/// [`dot_general`] with the provider optional (our own loops stand in for it).
+pub(crate) fn dot_general_with(
+    ctx: &KernelContext<'_>,
+    lhs: TensorRead<'_>,
+    rhs: TensorRead<'_>,
+    config: &DotGeneralConfig,
+    [conj_lhs, conj_rhs]: [bool; 2],
+    provider: Option<&dyn GemmProvider>,
     cache: Option<&PlanCache<'_>>,
 ) -> Result<Tensor> {
     let (dtype, out_shape) = check_operands(&lhs, &rhs, config, cache)?;
     let out_strides = row_major_strides(&out_shape);
-    let plan = plan_for(dtype, &lhs, &rhs, &out_strides, &out_shape, config, cache);
+    let unit = needs_unit_stride(provider);
+    let plan = plan_for(dtype, unit, &lhs, &rhs, &out_strides, &out_shape, config, cache);
     dispatch_contract!(OP, dtype, T => {
         let ops = Operands {
             lhs: lhs.typed_view::<T>()?,
@@ -120,7 +148,7 @@ pub fn dot_general(
         let layout = strata_tensor::Layout::row_major(&out_shape);
         let mut status = Ok(());
         let out = fill_output::<T>(ctx, OP, &out_shape, |buf| {
-            status = run_plan(ctx, &plan, &ops, Destination { buf, layout: &layout });
+            status = run_plan(ctx, &plan, &ops, Destination { buf, layout: &layout }, provider);
         })?;
         status.map(|()| Tensor::from(out))
     })
@@ -141,6 +169,7 @@ pub fn dot_general_into(
     alpha: c64,
     beta: c64,
     mut out: TensorWrite<'_>,
+    provider: &dyn GemmProvider,
     cache: Option<&PlanCache<'_>>,
 ) -> Result<()> {
     let (dtype, out_shape) = check_operands(&lhs, &rhs, config, cache)?;
@@ -155,7 +184,8 @@ pub fn dot_general_into(
         };
         let mut view = out.typed_view_mut::<T>()?;
         let (buf, layout) = view.buffer_and_layout();
-        let plan = plan_for(dtype, &lhs, &rhs, layout.strides(), &out_shape, config, cache);
-        run_plan(ctx, &plan, &ops, Destination { buf, layout })
+        let unit = needs_unit_stride(Some(provider));
+        let plan = plan_for(dtype, unit, &lhs, &rhs, layout.strides(), &out_shape, config, cache);
+        run_plan(ctx, &plan, &ops, Destination { buf, layout }, Some(provider))
     })
 }

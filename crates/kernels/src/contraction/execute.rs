@@ -2,14 +2,18 @@
 //! destination when asked, and computes every batch item on the route the plan chose,
 //! deciding who owns the parallelism (SPEC §7).
 
-use strata_tensor::{Layout, Result, TypedView};
+use std::sync::Mutex;
+
+use strata_provider::{BatchedGemm, GemmMatrix, GemmMatrixMut, GemmProvider};
+use strata_tensor::{Error, Layout, Result, TypedView, TypedViewMut};
 
 use super::disjoint::DisjointOut;
 use super::plan::{ContractionPlan, LHS, OUT, RHS, Route};
 use super::scalar::ContractScalar;
 use super::small::SmallGemm;
-use super::strided_copy;
+use crate::alloc::fill_output;
 use crate::context::KernelContext;
+use crate::structural;
 
 /// Below this many multiply-adds a whole contraction runs on the calling thread: forking
 /// costs more than it saves.
@@ -68,68 +72,102 @@ fn batch_offsets(plan: &ContractionPlan, base: [isize; 3], mut b: usize) -> [isi
     at
 }
 
-/// Computes `dest = alpha · op(lhs) ⋅ op(rhs) + beta · dest` as planned.
+/// Computes `dest = alpha · op(lhs) ⋅ op(rhs) + beta · dest` as planned. `provider` runs
+/// the [`Route::Provider`] GEMMs; without one (only for callers whose plans never take
+/// that route, like `vdot`) our own loops do.
 pub(crate) fn run_plan<T: ContractScalar>(
     ctx: &KernelContext<'_>,
     plan: &ContractionPlan,
     ops: &Operands<'_, T>,
     dest: Destination<'_, T>,
+    provider: Option<&dyn GemmProvider>,
 ) -> Result<()> {
     if plan.route == Route::Empty {
         return Ok(());
     }
     let packed_lhs;
-    let (lhs_buf, lhs_off) = match &plan.pack_lhs {
+    let lhs = match &plan.pack_lhs {
         Some(perm) => {
-            packed_lhs = strided_copy::to_contiguous(&ops.lhs.clone().permute(perm)?);
-            (&packed_lhs[..], 0)
+            packed_lhs = structural::permute_to_vec(ctx, &ops.lhs, perm)?;
+            (packed_lhs.data(), 0)
         }
-        None => (ops.lhs.buffer(), ops.lhs.offset() as isize),
+        None => (ops.lhs.buffer(), ops.lhs.offset()),
     };
     let packed_rhs;
-    let (rhs_buf, rhs_off) = match &plan.pack_rhs {
+    let rhs = match &plan.pack_rhs {
         Some(perm) => {
-            packed_rhs = strided_copy::to_contiguous(&ops.rhs.clone().permute(perm)?);
-            (&packed_rhs[..], 0)
+            packed_rhs = structural::permute_to_vec(ctx, &ops.rhs, perm)?;
+            (packed_rhs.data(), 0)
         }
-        None => (ops.rhs.buffer(), ops.rhs.offset() as isize),
+        None => (ops.rhs.buffer(), ops.rhs.offset()),
     };
+    let inputs = Inputs { lhs, rhs, provider };
     if plan.stage_out {
+        let shape = dest.layout.shape();
         let mut staged = if ops.beta == T::zero() {
-            vec![T::zero(); dest.layout.len()]
+            fill_output(ctx, "dot_general", shape, |buf| buf.fill(T::zero()))?
         } else {
-            strided_copy::to_contiguous(&TypedView::with_layout(&*dest.buf, dest.layout.clone())?)
+            structural::to_contiguous_typed(ctx, &TypedView::with_layout(&*dest.buf, dest.layout.clone())?)?
         };
-        let out = DisjointOut::new(&mut staged);
-        compute(ctx, plan, ops, (lhs_buf, lhs_off), (rhs_buf, rhs_off), &out, 0)?;
-        strided_copy::copy_into(&staged, dest.buf, dest.layout);
+        compute(ctx, plan, ops, &inputs, staged.data_mut(), 0)?;
+        let l = dest.layout;
+        let mut dst = TypedViewMut::new(dest.buf, shape, l.strides(), l.offset())?;
+        structural::copy_view_to_view_mut(&staged.view(), &mut dst);
         Ok(())
     } else {
-        let offset = dest.layout.offset() as isize;
-        let out = DisjointOut::new(dest.buf);
-        compute(ctx, plan, ops, (lhs_buf, lhs_off), (rhs_buf, rhs_off), &out, offset)
+        let offset = dest.layout.offset();
+        compute(ctx, plan, ops, &inputs, dest.buf, offset)
     }
+}
+
+/// The (possibly packed) operand buffers with the offsets of their element zero.
+struct Inputs<'a, 'p, T> {
+    lhs: (&'a [T], usize),
+    rhs: (&'a [T], usize),
+    provider: Option<&'p dyn GemmProvider>,
 }
 
 fn compute<T: ContractScalar>(
     ctx: &KernelContext<'_>,
     plan: &ContractionPlan,
     ops: &Operands<'_, T>,
-    lhs: (&[T], isize),
-    rhs: (&[T], isize),
-    out: &DisjointOut<'_, T>,
-    out_off: isize,
+    inputs: &Inputs<'_, '_, T>,
+    out: &mut [T],
+    out_off: usize,
 ) -> Result<()> {
-    let base = [lhs.1, rhs.1, out_off];
-    let count = plan.batch_count();
+    let base = [inputs.lhs.1 as isize, inputs.rhs.1 as isize, out_off as isize];
     let owner = parallel_owner(plan, ctx.par().budget());
+    // alpha = 0 leaves beta · out without reading the operands, as in BLAS.
+    let vanishes = ops.alpha == T::zero();
+    match (plan.route, inputs.provider) {
+        (Route::Provider, Some(provider)) if !vanishes => {
+            provider_route(ctx, plan, ops, inputs, provider, owner, out, base)
+        }
+        _ => {
+            own_loops(ctx, plan, ops, inputs, owner, out, base, vanishes);
+            Ok(())
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn own_loops<T: ContractScalar>(
+    ctx: &KernelContext<'_>,
+    plan: &ContractionPlan,
+    ops: &Operands<'_, T>,
+    inputs: &Inputs<'_, '_, T>,
+    owner: ParallelOwner,
+    out: &mut [T],
+    base: [isize; 3],
+    vanishes: bool,
+) {
+    let count = plan.batch_count();
     let small = SmallGemm {
-        lhs: lhs.0,
-        rhs: rhs.0,
+        lhs: inputs.lhs.0,
+        rhs: inputs.rhs.0,
         m: plan.m,
         n: plan.n,
-        // alpha = 0 leaves beta · out: the operands are not read, as in BLAS.
-        k: if ops.alpha == T::zero() { 0 } else { plan.k },
+        k: if vanishes { 0 } else { plan.k },
         lhs_mat: plan.lhs_mat,
         rhs_mat: plan.rhs_mat,
         out_mat: plan.out_mat,
@@ -137,22 +175,144 @@ fn compute<T: ContractScalar>(
         alpha: ops.alpha,
         beta: ops.beta,
     };
+    let out = DisjointOut::new(out);
     let item = |b: usize| {
         // SAFETY: distinct batch items write distinct output elements: the destination is
         // a non-aliasing mutable view or a compact staging buffer, and the batch axes
         // are disjoint from the m and n axes.
-        unsafe { small.run(out, batch_offsets(plan, base, b)) }
+        unsafe { small.run(&out, batch_offsets(plan, base, b)) }
     };
     match owner {
         ParallelOwner::BatchFork => {
             let chunks = (ctx.par().budget() * 4).min(count);
-            ctx.par().for_each_index(chunks, &|c| {
-                for b in (c * count / chunks)..((c + 1) * count / chunks) {
-                    item(b)
-                }
-            });
+            ctx.par().for_each_index(chunks, &|c| (c * count / chunks..(c + 1) * count / chunks).for_each(item));
         }
         ParallelOwner::Inline | ParallelOwner::Provider(_) => (0..count).for_each(item),
     }
+}
+
+/// The provider takes the innermost collapsed batch axis as its own batch; the outer
+/// ones are walked here.
+fn provider_items(plan: &ContractionPlan) -> (usize, [isize; 3], usize) {
+    match plan.batch.last() {
+        Some(inner) => (inner.extent, inner.strides, plan.batch_count() / inner.extent),
+        None => (1, [0; 3], 1),
+    }
+}
+
+/// Offsets of outer item `o` (batch items `o * inner ..`): the mixed-radix offsets of
+/// its first batch item.
+fn outer_offsets(plan: &ContractionPlan, base: [isize; 3], o: usize, inner: usize) -> [isize; 3] {
+    batch_offsets(plan, base, o * inner)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn provider_route<T: ContractScalar>(
+    ctx: &KernelContext<'_>,
+    plan: &ContractionPlan,
+    ops: &Operands<'_, T>,
+    inputs: &Inputs<'_, '_, T>,
+    provider: &dyn GemmProvider,
+    owner: ParallelOwner,
+    out: &mut [T],
+    base: [isize; 3],
+) -> Result<()> {
+    let (inner, inner_strides, outer) = provider_items(plan);
+    let job = |out: &mut [T], at: [isize; 3], batch: usize, threads: usize| -> Result<()> {
+        let mut gemm = BatchedGemm {
+            batch,
+            m: plan.m,
+            n: plan.n,
+            k: plan.k,
+            alpha: ops.alpha,
+            a: GemmMatrix::new(inputs.lhs.0, at[LHS] as usize, plan.lhs_mat[0], plan.lhs_mat[1], inner_strides[LHS]),
+            conj_a: ops.conj[0],
+            b: GemmMatrix::new(inputs.rhs.0, at[RHS] as usize, plan.rhs_mat[0], plan.rhs_mat[1], inner_strides[RHS]),
+            conj_b: ops.conj[1],
+            beta: ops.beta,
+            c: GemmMatrixMut::new(out, at[OUT] as usize, plan.out_mat[0], plan.out_mat[1], inner_strides[OUT]),
+        };
+        T::gemm(provider, &mut gemm, threads).map_err(|e| Error::from(e).in_op("dot_general"))
+    };
+    if owner == ParallelOwner::BatchFork
+        && let Some(parts) = disjoint_parts(plan, base, out)
+    {
+        // Each part is a run of whole batch items over its own sub-slice: workers hold
+        // disjoint `&mut` slices, the provider runs single-threaded in each.
+        let failure: Mutex<Option<Error>> = Mutex::new(None);
+        let parts: Vec<Mutex<Option<OutPart<'_, T>>>> = parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
+        ctx.par().for_each_index(parts.len(), &|w| {
+            let taken = parts[w].lock().unwrap_or_else(|p| p.into_inner()).take();
+            let Some(part) = taken else { return };
+            for b in part.items.clone() {
+                let mut at = batch_offsets(plan, base, b);
+                at[OUT] -= part.start as isize;
+                if let Err(e) = job(&mut *part.slice, at, 1, 1) {
+                    failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+                }
+            }
+        });
+        return match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        };
+    }
+    let threads = match owner {
+        ParallelOwner::Provider(t) => t,
+        // Overlapping item spans (an exotic destination view) cannot be split safely:
+        // let the provider own the parallelism instead.
+        ParallelOwner::BatchFork => ctx.par().budget(),
+        ParallelOwner::Inline => 1,
+    };
+    for o in 0..outer {
+        job(out, outer_offsets(plan, base, o, inner), inner, threads)?;
+    }
     Ok(())
+}
+
+/// A worker's share of the destination: batch items `items`, whose elements all lie in
+/// `slice`, which starts at buffer index `start`.
+struct OutPart<'a, T> {
+    items: std::ops::Range<usize>,
+    start: usize,
+    slice: &'a mut [T],
+}
+
+/// Splits the destination into one sub-slice per run of batch items, when the runs'
+/// element spans are disjoint (always so for fresh and staged outputs, whose batch axes
+/// are outermost); `None` otherwise.
+fn disjoint_parts<'a, T>(plan: &ContractionPlan, base: [isize; 3], out: &'a mut [T]) -> Option<Vec<OutPart<'a, T>>> {
+    let count = plan.batch_count();
+    let parts = count.min(64);
+    // Reach of one item around its first element.
+    let reach = |e: usize, s: isize| (e as isize - 1) * s;
+    let (rm, rn) = (reach(plan.m, plan.out_mat[0]), reach(plan.n, plan.out_mat[1]));
+    let item_lo = rm.min(0) + rn.min(0);
+    let item_hi = rm.max(0) + rn.max(0);
+    let mut spans: Vec<(usize, usize, std::ops::Range<usize>)> = Vec::with_capacity(parts);
+    for p in 0..parts {
+        let items = p * count / parts..(p + 1) * count / parts;
+        let (mut lo, mut hi) = (isize::MAX, isize::MIN);
+        for b in items.clone() {
+            let at = batch_offsets(plan, base, b)[OUT];
+            lo = lo.min(at + item_lo);
+            hi = hi.max(at + item_hi);
+        }
+        spans.push((lo as usize, hi as usize, items));
+    }
+    spans.sort_by_key(|s| s.0);
+    if spans.windows(2).any(|w| w[0].1 >= w[1].0) {
+        return None;
+    }
+    let mut rest = out;
+    let mut consumed = 0;
+    let mut out_parts = Vec::with_capacity(parts);
+    for (lo, hi, items) in spans {
+        let (_, tail) = std::mem::take(&mut rest).split_at_mut(lo - consumed);
+        let (slice, tail) = tail.split_at_mut(hi + 1 - lo);
+        rest = tail;
+        consumed = hi + 1;
+        out_parts.push(OutPart { items, start: lo, slice });
+    }
+    Some(out_parts)
 }

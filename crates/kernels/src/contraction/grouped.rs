@@ -10,6 +10,7 @@
 
 use std::sync::Mutex;
 
+use strata_provider::GemmProvider;
 use strata_tensor::config::{DotGeneralConfig, GemmShape, GroupedGemmConfig};
 use strata_tensor::shape::row_major_strides;
 use strata_tensor::{Error, Layout, Result, Tensor, TensorRead, TypedTensor};
@@ -73,8 +74,9 @@ pub(crate) fn schedule(shapes: &[GemmShape], budget: usize) -> GroupedSchedule {
 /// use strata_tensor::{Tensor, config::GroupedGemmConfig};
 /// let a = Tensor::from_vec(vec![1.0f32, 2.0], &[1, 2]).unwrap();
 /// let b = Tensor::from_vec(vec![3.0f32, 4.0], &[2, 1]).unwrap();
+/// let faer = strata_provider::FaerGemmProvider;
 /// let outs = grouped_gemm(&KernelContext::sequential(), &[(&a).into(), (&b).into()],
-///     &[(&b).into(), (&a).into()], &GroupedGemmConfig::default()).unwrap();
+///     &[(&b).into(), (&a).into()], &GroupedGemmConfig::default(), &faer).unwrap();
 /// assert_eq!(outs[0].as_typed::<f32>().unwrap().data(), &[11.0]);
 /// assert_eq!(outs[1].as_typed::<f32>().unwrap().data(), &[3.0, 6.0, 4.0, 8.0]);
 /// ```
@@ -83,6 +85,7 @@ pub fn grouped_gemm(
     lhs: &[TensorRead<'_>],
     rhs: &[TensorRead<'_>],
     config: &GroupedGemmConfig,
+    provider: &dyn GemmProvider,
 ) -> Result<Vec<Tensor>> {
     let lhs_shapes: Vec<&[usize]> = lhs.iter().map(|t| t.shape()).collect();
     let rhs_shapes: Vec<&[usize]> = rhs.iter().map(|t| t.shape()).collect();
@@ -102,7 +105,7 @@ pub fn grouped_gemm(
             ));
         }
     }
-    dispatch_contract!(OP, dtype, T => run_grouped::<T>(ctx, lhs, rhs, config, &shapes))
+    dispatch_contract!(OP, dtype, T => run_grouped::<T>(ctx, lhs, rhs, config, &shapes, provider))
 }
 
 fn run_grouped<T: ContractScalar>(
@@ -111,11 +114,12 @@ fn run_grouped<T: ContractScalar>(
     rhs: &[TensorRead<'_>],
     config: &GroupedGemmConfig,
     shapes: &[GemmShape],
+    provider: &dyn GemmProvider,
 ) -> Result<Vec<Tensor>> {
     let plan = schedule(shapes, ctx.par().budget());
     let results: Vec<Mutex<Option<Result<TypedTensor<T>>>>> = shapes.iter().map(|_| Mutex::new(None)).collect();
     let run_job = |job: usize, job_ctx: &KernelContext<'_>| {
-        let out = one_job::<T>(job_ctx, &lhs[job], &rhs[job], config, shapes[job]);
+        let out = one_job::<T>(job_ctx, &lhs[job], &rhs[job], config, shapes[job], provider);
         // A job's cell is written once by the one worker that ran it.
         *results[job].lock().unwrap_or_else(|p| p.into_inner()) = Some(out);
     };
@@ -144,6 +148,7 @@ fn one_job<T: ContractScalar>(
     rhs: &TensorRead<'_>,
     config: &GroupedGemmConfig,
     shape: GemmShape,
+    provider: &dyn GemmProvider,
 ) -> Result<TypedTensor<T>> {
     let batched = lhs.rank() == 3;
     let dot =
@@ -157,13 +162,14 @@ fn one_job<T: ContractScalar>(
         rhs_shape: rv.shape(),
         rhs_strides: rv.strides(),
         out_strides: &out_strides,
+        needs_unit_stride: provider.capabilities().needs_unit_stride,
     };
     let plan = analyze(&dot, &geometry, out_shape.clone());
     let ops = Operands { lhs: lv, rhs: rv, conj: [config.conj_lhs, config.conj_rhs], alpha: T::one(), beta: T::zero() };
     let layout = Layout::row_major(&out_shape);
     let mut status = Ok(());
     let out = fill_output::<T>(ctx, OP, &out_shape, |buf| {
-        status = run_plan(ctx, &plan, &ops, Destination { buf, layout: &layout });
+        status = run_plan(ctx, &plan, &ops, Destination { buf, layout: &layout }, Some(provider));
     })?;
     status.map(|()| out)
 }

@@ -104,6 +104,8 @@ pub(crate) struct Geometry<'a> {
     pub rhs_strides: &'a [isize],
     /// The destination's strides (row-major for a fresh output).
     pub out_strides: &'a [isize],
+    /// The GEMM provider accepts only matrices with one unit stride (BLAS).
+    pub needs_unit_stride: bool,
 }
 
 struct Groups {
@@ -217,14 +219,42 @@ fn pack(groups: &mut [&mut Vec<Axis>], slot: usize, rank: usize, axis_of: fn(&Ax
     perm
 }
 
+/// True when a BLAS-style provider can take the matrix as it is: one unit stride and a
+/// leading dimension covering the other extent, both non-negative.
+fn blas_friendly(rows: usize, cols: usize, [rs, cs]: [isize; 2]) -> bool {
+    let row_major = (cols <= 1 || cs == 1) && (rows <= 1 || rs >= cols as isize);
+    let col_major = (rows <= 1 || rs == 1) && (cols <= 1 || cs >= rows as isize);
+    row_major || col_major
+}
+
 /// Analyses a validated `dot_general`.
 pub(crate) fn analyze(cfg: &DotGeneralConfig, g: &Geometry<'_>, out_shape: Vec<usize>) -> ContractionPlan {
+    let plan = analyze_forcing(cfg, g, out_shape.clone(), [false; 3]);
+    if !g.needs_unit_stride || plan.route != Route::Provider {
+        return plan;
+    }
+    let force = [
+        !blas_friendly(plan.m, plan.k, plan.lhs_mat),
+        !blas_friendly(plan.k, plan.n, plan.rhs_mat),
+        !blas_friendly(plan.m, plan.n, plan.out_mat),
+    ];
+    if force.contains(&true) { analyze_forcing(cfg, g, out_shape, force) } else { plan }
+}
+
+/// The analysis, with `force[t]` packing (or staging) tensor `t` whatever its strides.
+fn analyze_forcing(
+    cfg: &DotGeneralConfig,
+    g: &Geometry<'_>,
+    out_shape: Vec<usize>,
+    force: [bool; 3],
+) -> ContractionPlan {
     let empty = out_shape.contains(&0);
     let mut groups = classify(cfg, g, g.out_strides);
     // The destination is the costliest operand to copy, so it fixes the order of the
     // axes it carries. Only when its own axes cannot collapse in any order do we compute
     // into a row-major staging tensor (which collapses in the config's order).
-    let stage_out = !empty && !(collapses(&ordered(&groups.m, OUT), OUT) && collapses(&ordered(&groups.n, OUT), OUT));
+    let stage_out = !empty
+        && (force[OUT] || !(collapses(&ordered(&groups.m, OUT), OUT) && collapses(&ordered(&groups.n, OUT), OUT)));
     if stage_out {
         groups = classify(cfg, g, &row_major_strides(&out_shape));
     }
@@ -242,10 +272,10 @@ pub(crate) fn analyze(cfg: &DotGeneralConfig, g: &Geometry<'_>, out_shape: Vec<u
     let mut pack_lhs = None;
     let mut pack_rhs = None;
     if !empty && k_extent != 0 {
-        if !(collapses(&m, LHS) && collapses(&k, LHS)) {
+        if force[LHS] || !(collapses(&m, LHS) && collapses(&k, LHS)) {
             pack_lhs = Some(pack(&mut [&mut batch, &mut m, &mut k], LHS, g.lhs_shape.len(), |a| a.lhs_axis));
         }
-        if !(collapses(&k, RHS) && collapses(&n, RHS)) {
+        if force[RHS] || !(collapses(&k, RHS) && collapses(&n, RHS)) {
             pack_rhs = Some(pack(&mut [&mut batch, &mut k, &mut n], RHS, g.rhs_shape.len(), |a| a.rhs_axis));
         }
     }
@@ -302,7 +332,14 @@ mod tests {
         out_strides: &[isize],
     ) -> ContractionPlan {
         let out_shape = cfg.output_shape(lhs.0, rhs.0).unwrap();
-        let g = Geometry { lhs_shape: lhs.0, lhs_strides: lhs.1, rhs_shape: rhs.0, rhs_strides: rhs.1, out_strides };
+        let g = Geometry {
+            lhs_shape: lhs.0,
+            lhs_strides: lhs.1,
+            rhs_shape: rhs.0,
+            rhs_strides: rhs.1,
+            out_strides,
+            needs_unit_stride: false,
+        };
         analyze(cfg, &g, out_shape)
     }
 

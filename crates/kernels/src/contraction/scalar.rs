@@ -1,46 +1,32 @@
 //! The arithmetic contraction kernels need, written once for the four inexact dtypes.
 
-use std::ops::{Add, Mul, Sub};
+use std::ops::Sub;
 
-use strata_tensor::{DType, Error, Result, Scalar, c32, c64};
+use strata_provider::GemmScalar;
+use strata_tensor::{DType, Error, Result, c32, c64};
 
-/// An element type contractions are defined for: `f32`, `f64`, [`c32`], [`c64`].
+/// An element type contractions are defined for: `f32`, `f64`, [`c32`], [`c64`]. The
+/// provider's [`GemmScalar`] plus what our own loops need.
 ///
 /// ```
 /// use strata_kernels::contraction::ContractScalar;
+/// use strata_provider::GemmScalar;
 /// use strata_tensor::c64;
 /// assert_eq!(c64::new(1.0, 2.0).conj(), c64::new(1.0, -2.0));
 /// assert_eq!(c64::new(3.0, 4.0).abs2(), 25.0);
-/// assert_eq!(2.0f32.conj(), 2.0);
+/// assert_eq!(2.0f32.abs2(), 4.0);
 /// ```
-pub trait ContractScalar: Scalar + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> {
-    /// The complex conjugate (identity for real types).
-    fn conj(self) -> Self;
+pub trait ContractScalar: GemmScalar + Sub<Output = Self> {
     /// `|x|²`, as the real type.
     fn abs2(self) -> Self::Real;
-    /// The real value `r` as this type.
-    fn from_real(r: Self::Real) -> Self;
-    /// `v` as this type, or `None` when a real type would lose an imaginary part.
-    fn from_c64(v: c64) -> Option<Self>;
 }
 
 macro_rules! impl_real {
     ($t:ty) => {
         impl ContractScalar for $t {
             #[inline]
-            fn conj(self) -> Self {
-                self
-            }
-            #[inline]
             fn abs2(self) -> Self {
                 self * self
-            }
-            #[inline]
-            fn from_real(r: Self) -> Self {
-                r
-            }
-            fn from_c64(v: c64) -> Option<Self> {
-                (v.im == 0.0).then_some(v.re as $t)
             }
         }
     };
@@ -50,19 +36,8 @@ macro_rules! impl_complex {
     ($t:ty, $r:ty) => {
         impl ContractScalar for $t {
             #[inline]
-            fn conj(self) -> Self {
-                <$t>::new(self.re, -self.im)
-            }
-            #[inline]
             fn abs2(self) -> $r {
                 self.re * self.re + self.im * self.im
-            }
-            #[inline]
-            fn from_real(r: $r) -> Self {
-                <$t>::new(r, 0.0)
-            }
-            fn from_c64(v: c64) -> Option<Self> {
-                Some(<$t>::new(v.re as $r, v.im as $r))
             }
         }
     };
@@ -72,6 +47,11 @@ impl_real!(f32);
 impl_real!(f64);
 impl_complex!(c32, f32);
 impl_complex!(c64, f64);
+
+/// `v` as `T`, or `None` when a real `T` would lose an imaginary part.
+pub(crate) fn exact_from_c64<T: ContractScalar>(v: c64) -> Option<T> {
+    (T::DTYPE.is_complex() || v.im == 0.0).then(|| T::from_c64(v))
+}
 
 /// Errors unless `dtype` is one contractions support, naming `op` and suggesting a cast.
 pub(crate) fn check_dtype(op: &'static str, dtype: DType) -> Result<()> {

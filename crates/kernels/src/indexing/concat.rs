@@ -3,7 +3,8 @@
 use strata_tensor::shape::{check_axis, row_major_strides};
 use strata_tensor::{Error, Result, Scalar, Tensor, TensorRead, dispatch_dtype};
 
-use super::copy::{Strided, copy_strided};
+use super::copy::{Strided, copy_strided, copy_to_contiguous};
+use super::parallel::{for_each_piece, parts_for};
 use crate::alloc::fill_output;
 use crate::context::KernelContext;
 
@@ -65,12 +66,29 @@ fn run<T: Scalar>(
         if out.is_empty() {
             return;
         }
-        let mut at = 0isize;
-        for v in &views {
-            let from = Strided { offset: v.offset() as isize, strides: v.strides() };
-            copy_strided(v.shape(), v.buffer(), from, out, Strided { offset: at, strides: &out_strides });
-            at += v.shape()[axis] as isize * out_strides[axis];
+        if axis == 0 {
+            // Each operand fills one contiguous block of the output.
+            let mut at = 0;
+            for v in &views {
+                copy_to_contiguous(ctx, v, &mut out[at..at + v.len()]);
+                at += v.len();
+            }
+            return;
         }
+        // Otherwise every output row (axis 0) holds a part of every operand: split the rows.
+        let rows = out_shape[0];
+        let row_len = out.len() / rows;
+        for_each_piece(ctx, out, row_len, parts_for(ctx, out.len()).min(rows), &|first, piece| {
+            let (r0, count) = (first / row_len, piece.len() / row_len);
+            let mut at = 0isize;
+            for v in &views {
+                let mut shape = v.shape().to_vec();
+                shape[0] = count;
+                let from = Strided { offset: v.offset() as isize + r0 as isize * v.strides()[0], strides: v.strides() };
+                copy_strided(&shape, v.buffer(), from, piece, Strided { offset: at, strides: &out_strides });
+                at += v.shape()[axis] as isize * out_strides[axis];
+            }
+        });
     })?;
     Ok(out.into())
 }

@@ -32,6 +32,9 @@ pub(crate) struct GatherPlan {
     components: Vec<(isize, i64)>,
     /// Indices stride along `index_vector_dim` (0 when the index vector is implicit).
     component_stride: isize,
+    /// `Some(w)` when the batch axes all come first and each window is `w` consecutive
+    /// operand elements (the embedding-lookup shape): then one slice copy per window.
+    contiguous_window: Option<usize>,
 }
 
 impl GatherPlan {
@@ -51,6 +54,7 @@ impl GatherPlan {
             is_batch: Vec::new(),
             components: Vec::new(),
             component_stride: indices.strides.get(config.index_vector_dim).copied().unwrap_or(0),
+            contiguous_window: None,
         };
         for d in 0..plan.out_shape.len() {
             let (op_stride, idx_stride, is_batch) = if config.offset_dims.contains(&d) {
@@ -71,7 +75,64 @@ impl GatherPlan {
             .iter()
             .map(|&a| (operand.strides[a], (operand.shape[a] - config.slice_sizes[a]) as i64))
             .collect();
+        plan.contiguous_window = plan.find_contiguous_window();
         Ok(plan)
+    }
+
+    /// The window length when every batch axis precedes every window axis and the window
+    /// axes address consecutive operand elements in row-major order.
+    fn find_contiguous_window(&self) -> Option<usize> {
+        let first_window = self.is_batch.iter().position(|&b| !b).unwrap_or(self.out_shape.len());
+        if self.is_batch[first_window..].iter().any(|&b| b) {
+            return None;
+        }
+        let mut expected = 1usize;
+        for d in (first_window..self.out_shape.len()).rev() {
+            if self.out_shape[d] != 1 && self.op_strides[d] != expected as isize {
+                return None;
+            }
+            expected *= self.out_shape[d];
+        }
+        Some(expected).filter(|&w| w > 0)
+    }
+
+    /// Fills whole windows `first / w ..` of `out` when the plan has a contiguous window of
+    /// `w` elements (`first` and `out.len()` are multiples of `w`).
+    fn fill_windows<T: Scalar>(
+        &self,
+        w: usize,
+        first: usize,
+        out: &mut [T],
+        operand: &TypedView<'_, T>,
+        indices: &IndexSource<'_>,
+    ) {
+        let src = operand.buffer();
+        let src_offset = operand.offset() as isize;
+        let batch_rank = self.is_batch.iter().take_while(|&&b| b).count();
+        let batch_shape = &self.out_shape[..batch_rank];
+        let mut digits = vec![0usize; batch_rank];
+        let mut rest = first / w;
+        for d in (0..batch_rank).rev() {
+            digits[d] = rest % batch_shape[d];
+            rest /= batch_shape[d];
+        }
+        let idx_offset = indices.layout().offset() as isize;
+        for window in out.chunks_exact_mut(w) {
+            let (mut op_at, mut idx_at) = (src_offset, idx_offset);
+            for (d, &i) in digits.iter().enumerate() {
+                op_at += i as isize * self.op_strides[d];
+                idx_at += i as isize * self.idx_strides[d];
+            }
+            let at = (op_at + self.start_offset(indices, idx_at)) as usize;
+            window.copy_from_slice(&src[at..at + w]);
+            for d in (0..batch_rank).rev() {
+                digits[d] += 1;
+                if digits[d] < batch_shape[d] {
+                    break;
+                }
+                digits[d] = 0;
+            }
+        }
     }
 
     /// Bytes held by the plan (for the cache's byte limit).
@@ -176,6 +237,12 @@ impl GatherPlan {
         let operand = operand.typed_view::<T>().map_err(|e| e.in_op(OP))?;
         let out = fill_output(ctx, OP, &self.out_shape, |out: &mut [T]| {
             if out.is_empty() {
+                return;
+            }
+            if let Some(w) = self.contiguous_window {
+                for_each_piece(ctx, out, w, parts_for(ctx, out.len()), &|first, piece| {
+                    self.fill_windows(w, first, piece, &operand, indices)
+                });
                 return;
             }
             let run_len = self.out_shape.last().copied().unwrap_or(1);

@@ -6,9 +6,10 @@
 //! window in row-major order of its elements. With [`ScatterCombiner::Replace`] and several
 //! windows writing one element, the last window in that order wins; with the other
 //! combiners that order fixes the rounding of floating-point results. The order is the same
-//! for every worker count: large scatters split the operand's outermost axis into ranges,
-//! and each worker applies, in that same order, exactly the parts of windows that fall in
-//! its range.
+//! for every worker count: large scatters with large windows (at least 128 elements each)
+//! split the operand's outermost axis into ranges, and each worker applies, in that same
+//! order, exactly the parts of windows that fall in its range. Scatters of many small
+//! windows run on one worker, since every worker would have to read every start vector.
 
 use strata_tensor::config::{ScatterCombiner, ScatterConfig};
 use strata_tensor::shape::row_major_strides;
@@ -23,6 +24,9 @@ use crate::alloc::fill_output;
 use crate::context::KernelContext;
 
 const OP: &str = "scatter";
+
+/// Least elements per window for which a scatter is split between workers.
+const MIN_WINDOW_TO_SPLIT: usize = 128;
 
 /// One scatter (batch) axis of the updates.
 #[derive(Clone, Copy, Debug)]
@@ -231,9 +235,17 @@ impl ScatterPlan {
                 o_at += i as isize * self.window_out_strides[d];
                 u_at += i as isize * self.window_upd_strides[d];
             }
-            for j in j_lo as isize..j_hi as isize {
-                let o = &mut out[(o_at + j * run_out) as usize];
-                *o = combine(*o, upd[(u_at + j * run_upd) as usize]);
+            if run_out == 1 && run_upd == 1 {
+                // Both runs contiguous: a slice loop the compiler can vectorise.
+                let (o0, u0, n) = ((o_at as usize) + j_lo, (u_at as usize) + j_lo, j_hi - j_lo);
+                for (o, &u) in out[o0..o0 + n].iter_mut().zip(&upd[u0..u0 + n]) {
+                    *o = combine(*o, u);
+                }
+            } else {
+                for j in j_lo as isize..j_hi as isize {
+                    let o = &mut out[(o_at + j * run_out) as usize];
+                    *o = combine(*o, upd[(u_at + j * run_upd) as usize]);
+                }
             }
             let mut d = outer.len();
             loop {
@@ -275,7 +287,14 @@ impl ScatterPlan {
                 return;
             };
             let row_len = out.len() / axis0;
-            let parts = parts_for(ctx, updates.len()).min(axis0);
+            // Every worker scans every window's start vector, so splitting pays only when
+            // windows are large next to that scan; small windows run on one worker.
+            let windows: usize = self.scatter_axes.iter().map(|a| a.extent).product();
+            let parts = if updates.len() / windows.max(1) < MIN_WINDOW_TO_SPLIT {
+                1
+            } else {
+                parts_for(ctx, updates.len()).min(axis0)
+            };
             for_each_piece(ctx, out, row_len, parts, &|first, piece| {
                 let r0 = first / row_len;
                 self.apply_rows(Some((r0, r0 + piece.len() / row_len)), piece, &updates, indices, &combine);

@@ -1,6 +1,6 @@
 //! The strided iteration core every dense family shares.
 //!
-//! A [`StridedPlan`] describes `N` strided operands that are walked together over one
+//! A `StridedPlan` describes `N` strided operands that are walked together over one
 //! shape, in the row-major order of that shape (the order of a fresh output). It drops
 //! unit axes and merges adjacent axes that are contiguous for every operand, so that a
 //! compact tensor is one long run and a transposed one is as few runs as possible. The
@@ -8,7 +8,7 @@
 //! moves by a constant stride, which the families turn into tight slice loops the
 //! compiler vectorises.
 //!
-//! [`par_chunks_mut`] splits a row-major output slice into disjoint chunks and runs them
+//! `par_chunks_mut` splits a row-major output slice into disjoint chunks and runs them
 //! on the domain's workers, inline below [`GRAIN`] elements.
 
 mod chunks;

@@ -15,15 +15,15 @@
 //! ```
 
 mod cast;
-// LATER mod diagonal;
+mod diagonal;
 mod permute;
-// LATER mod reshape;
-// LATER mod triangle;
+mod reshape;
+mod triangle;
 
-pub use cast::{CastScalar, cast, cast_into};
-// LATER pub use diagonal::{embed_diagonal, extract_diagonal};
-// LATER pub use reshape::{broadcast_in_dim, reshape};
-// LATER pub use triangle::{tril, triu};
+pub use cast::{CastScalar, WideValue, cast, cast_into};
+pub use diagonal::{embed_diagonal, extract_diagonal};
+pub use reshape::{broadcast_in_dim, reshape, reshape_view};
+pub use triangle::{tril, triu};
 
 use strata_tensor::{
     Error, Result, Scalar, Tensor, TensorRead, TensorWrite, TypedTensor, TypedView, TypedViewMut, dispatch_dtype,
@@ -34,6 +34,7 @@ use crate::alloc::fill_output;
 use crate::context::KernelContext;
 use crate::strided::StridedPlan;
 
+pub(crate) use cast::cast_slices;
 pub(crate) use permute::copy_view_to_slice;
 
 /// The permuted view `view.permute(perm)` copied into a new row-major tensor (axis `k`

@@ -11,9 +11,7 @@ use strata_topology::{CpuTopology, SysfsSource, TopologyError, TopologySource};
 
 /// The committed fixture folder `name`.
 pub fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
 
 /// Loads the committed fixture folder `name`.

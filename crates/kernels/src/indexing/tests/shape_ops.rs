@@ -261,3 +261,57 @@ fn large_copies_split_over_threads() {
     assert_eq!(&got[..3], &[-1, -1, -1]);
     assert_eq!(&got[3..], x.as_typed::<i64>().unwrap().data());
 }
+
+#[test]
+fn zero_stride_broadcast_views_are_read_correctly() {
+    use crate::indexing::{gather, scatter};
+    use strata_tensor::TypedView;
+    use strata_tensor::config::{GatherConfig, ScatterCombiner, ScatterConfig};
+    let ctx = KernelContext::sequential();
+    let row = [1i64, 2, 3];
+    // A [4, 3] view whose rows all alias `row` (stride 0 along axis 0).
+    let b = || TypedView::row_major(&row, &[3]).unwrap().broadcast_in_dim(&[4, 3], &[1]).unwrap();
+    let idx = Tensor::from_vec(vec![3i32, 0], &[2, 1]).unwrap();
+    let out = gather(&ctx, &b().into(), &(&idx).into(), &GatherConfig::rows(2, 3), None).unwrap();
+    assert_eq!(data::<i64>(&out), vec![1, 2, 3, 1, 2, 3]);
+    let base = Tensor::from_vec(vec![0i64; 12], &[4, 3]).unwrap();
+    let cfg = ScatterConfig::rows(2, ScatterCombiner::Add);
+    let upd = TypedView::row_major(&row, &[3]).unwrap().broadcast_in_dim(&[2, 3], &[1]).unwrap();
+    let out = scatter(&ctx, &(&base).into(), &(&idx).into(), &upd.into(), &cfg, None).unwrap();
+    assert_eq!(data::<i64>(&out), vec![1, 2, 3, 0, 0, 0, 0, 0, 0, 1, 2, 3]);
+    let out = reverse(&ctx, &b().into(), &[1]).unwrap();
+    assert_eq!(data::<i64>(&out), [3, 2, 1].repeat(4));
+    let out = slice(&ctx, &b().into(), &SliceConfig::new(vec![1, 1], vec![3, 3], vec![1, 1])).unwrap();
+    assert_eq!(data::<i64>(&out), vec![2, 3, 2, 3]);
+    let zero = Tensor::scalar(0i64);
+    let out = pad(&ctx, &b().into(), &(&zero).into(), &PadConfig::new(vec![0, 1], vec![-3, 0], vec![0, 0])).unwrap();
+    assert_eq!(data::<i64>(&out), vec![0, 1, 2, 3]);
+    let out = concatenate(&ctx, &[b().into(), b().into()], 0).unwrap();
+    assert_eq!(data::<i64>(&out), [1, 2, 3].repeat(8));
+}
+
+#[test]
+fn large_concatenations_split_over_threads() {
+    let mut rng = Rng::new(11);
+    for axis in 0..2 {
+        let a = Strided::<i32>::new(&mut rng, &[600, 100], |i| (i[0] * 1000 + i[1]) as i32);
+        let b = Strided::<i32>::new(&mut rng, &[600, 100], |i| -((i[0] * 1000 + i[1]) as i32));
+        let out = concatenate(&threaded(), &[a.read(), b.read()], axis).unwrap();
+        let seq = concatenate(&KernelContext::sequential(), &[a.read(), b.read()], axis).unwrap();
+        let (av, bv) = (a.view(), b.view());
+        let expected: Vec<i32> = indices_of(out.shape())
+            .iter()
+            .map(|o| {
+                let (i, j) = (o[0], o[1]);
+                match axis {
+                    0 if i < 600 => *av.get(&[i, j]).unwrap(),
+                    0 => *bv.get(&[i - 600, j]).unwrap(),
+                    _ if j < 100 => *av.get(&[i, j]).unwrap(),
+                    _ => *bv.get(&[i, j - 100]).unwrap(),
+                }
+            })
+            .collect();
+        assert_eq!(data::<i32>(&out), expected, "axis {axis}");
+        assert_eq!(data::<i32>(&seq), expected, "axis {axis}");
+    }
+}

@@ -198,9 +198,24 @@ impl CpuDomainExecutor for ThreadPerIndex {
         job()
     }
     fn for_each_index(&self, n: usize, body: &(dyn Fn(usize) + Sync)) {
+        let (done, finished) = std::sync::mpsc::channel();
         std::thread::scope(|s| {
             for i in 0..n {
-                s.spawn(move || body(i));
+                let done = done.clone();
+                s.spawn(move || {
+                    // Signals completion on drop, so a panicking task still reports in
+                    // (and its panic then propagates when the scope joins it).
+                    let _signal = DoneSignal(done);
+                    body(i);
+                });
+            }
+            // Bounded wait: a worker that hangs fails the whole run instead of blocking it
+            // (a scope cannot be left while its threads run, so abort is the only way out).
+            for _ in 0..n {
+                if finished.recv_timeout(std::time::Duration::from_secs(60)).is_err() {
+                    eprintln!("a fork-join task did not finish within 60 s");
+                    std::process::abort();
+                }
             }
         });
     }
@@ -211,6 +226,16 @@ impl CpuDomainExecutor for ThreadPerIndex {
             shutdown: ShutdownOwner::Caller,
             reentrancy: ReentrancyBehaviour::RunsInline,
         }
+    }
+}
+
+/// Sends on drop: marks a fork-join task finished however it ends.
+struct DoneSignal(std::sync::mpsc::Sender<()>);
+
+impl Drop for DoneSignal {
+    fn drop(&mut self) {
+        // The receiver lives until every task has reported, so the send cannot fail.
+        let _ = self.0.send(());
     }
 }
 
