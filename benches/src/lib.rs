@@ -7,6 +7,12 @@
 //! its unit (GFLOP/s, GB/s, ns, x).
 #![deny(missing_docs)]
 
+pub mod cases;
+pub mod check;
+pub mod openblas;
+pub mod subject;
+pub mod suite;
+
 use std::time::{Duration, Instant};
 
 /// How long and how often to measure.
@@ -53,8 +59,16 @@ impl<'a> Party<'a> {
     }
 }
 
-fn batch_size(call: &mut dyn FnMut(), target: Duration) -> usize {
+/// Calls per repetition so that one batch lasts about `target`, and the time of one call.
+/// The first (warm-up) call is timed too, so a call longer than the target costs no
+/// further probing.
+fn batch_size(call: &mut dyn FnMut(), target: Duration) -> (usize, f64) {
+    let t0 = Instant::now();
     call();
+    let first = t0.elapsed();
+    if first >= target {
+        return (1, first.as_secs_f64());
+    }
     let mut n = 1usize;
     loop {
         let t0 = Instant::now();
@@ -64,7 +78,7 @@ fn batch_size(call: &mut dyn FnMut(), target: Duration) -> usize {
         let t = t0.elapsed();
         if t >= target / 4 || n >= 1 << 24 {
             let per = t.as_secs_f64() / n as f64;
-            return ((target.as_secs_f64() / per.max(1e-12)) as usize).clamp(1, 1 << 26);
+            return (((target.as_secs_f64() / per.max(1e-12)) as usize).clamp(1, 1 << 26), per);
         }
         n *= 4;
     }
@@ -72,9 +86,14 @@ fn batch_size(call: &mut dyn FnMut(), target: Duration) -> usize {
 
 /// Measures every party, alternating between them in each repetition.
 pub fn measure(config: MeasureConfig, parties: &mut [Party<'_>]) -> Vec<(&'static str, Timing)> {
-    let sizes: Vec<usize> = parties.iter_mut().map(|p| batch_size(&mut p.call, config.batch_target)).collect();
-    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(config.reps); parties.len()];
-    for _ in 0..config.reps {
+    let probes: Vec<(usize, f64)> = parties.iter_mut().map(|p| batch_size(&mut p.call, config.batch_target)).collect();
+    let sizes: Vec<usize> = probes.iter().map(|p| p.0).collect();
+    // Calls far longer than a batch (a 1024³ GEMM on a loaded machine) get fewer
+    // repetitions, never fewer than three, so that the quick run stays quick.
+    let slowest = probes.iter().map(|p| p.1).fold(0.0, f64::max);
+    let reps = if slowest > 4.0 * config.batch_target.as_secs_f64() { config.reps.min(3) } else { config.reps };
+    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(reps); parties.len()];
+    for _ in 0..reps {
         for (i, p) in parties.iter_mut().enumerate() {
             let t0 = Instant::now();
             for _ in 0..sizes[i] {

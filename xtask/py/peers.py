@@ -45,7 +45,8 @@ def measure(fn):
         if t >= TARGET_S / 4 or n >= 1 << 22:
             break
         n *= 4
-    n = max(1, int(n * (TARGET_S / 4) / max(t, 1e-9)))
+    # Size each repetition's batch to about TARGET_S.
+    n = max(1, int(n * TARGET_S / max(t, 1e-9)))
     samples = []
     for _ in range(REPS):
         t0 = time.perf_counter()
@@ -96,6 +97,9 @@ def bench_numpy():
     for dt, tag, flop in ((np.float64, "f64", 2), (np.float32, "f32", 2), (np.complex128, "c64", 8)):
         a = rng.standard_normal((n, n)).astype(dt)
         b = rng.standard_normal((n, n)).astype(dt)
+        if tag == "c64":
+            a = a + 1j * rng.standard_normal((n, n))
+            b = b + 1j * rng.standard_normal((n, n))
         record(f"gemm_{tag}_1024_tmax", "GFLOP/s", True, "numpy", lambda: a @ b, gflops(flop * n**3))
         if tag == "f64" and threadpool_limits is not None:
             with threadpool_limits(1):
@@ -122,6 +126,11 @@ def bench_numpy():
     t = rng.standard_normal(e).reshape(64, 64, 64, 32)
     record("permute_f64_64mib_3210", "GB/s", True, "numpy",
            lambda: np.ascontiguousarray(t.transpose(3, 2, 1, 0)), gbps(16 * e))
+    rows, row_len, gathered = 1 << 16, 8, 1 << 20
+    table = rng.standard_normal((rows, row_len))
+    idx = rng.integers(0, rows, gathered)
+    record("gather_1m_rows", "GB/s", True, "numpy", lambda: np.take(table, idx, axis=0),
+           gbps(gathered * row_len * 16 + gathered * 8))
     one_a, one_b = np.ones(1), np.ones(1)
     record("tiny_add_ns", "ns", False, "numpy", lambda: one_a + one_b, ns)
     m2a, m2b = rng.standard_normal((2, 2)), rng.standard_normal((2, 2))
@@ -147,6 +156,11 @@ def bench_jax():
     x = jax.random.normal(key, (d, d, d, d), dtype=jnp.float64)
     ein = jax.jit(lambda x, y: jnp.einsum("abcd,cdef->abef", x, y))
     record("einsum_abcd_cdef_f64_d32", "GFLOP/s", True, "jax", lambda: ein(x, x).block_until_ready(), gflops(2 * d**6))
+    tn = jax.jit(lambda p, q: jnp.einsum("iaj,jbk->iabk", p, q))
+    for bond in (64, 128, 256):
+        p = jax.random.normal(key, (bond, 2, bond), dtype=jnp.float64)
+        record(f"tn_iaj_jbk_f64_d{bond}", "GFLOP/s", True, "jax", lambda: tn(p, p).block_until_ready(),
+               gflops(8 * bond**3))
     m = 8 * 1024 * 1024
     a = jax.random.normal(key, (m,), dtype=jnp.float64)
     add = jax.jit(lambda a, b: a + b)
@@ -155,6 +169,10 @@ def bench_jax():
     record("sum_f64_8m", "GB/s", True, "jax", lambda: s(a).block_until_ready(), gbps(8 * m))
     ex = jax.jit(jnp.exp)
     record("exp_f64_8m", "GB/s", True, "jax", lambda: ex(a).block_until_ready(), gbps(16 * m))
+    e = 64 * 64 * 64 * 32
+    t = jax.random.normal(key, (64, 64, 64, 32), dtype=jnp.float64)
+    perm = jax.jit(lambda t: jnp.transpose(t, (3, 2, 1, 0)))
+    record("permute_f64_64mib_3210", "GB/s", True, "jax", lambda: perm(t).block_until_ready(), gbps(16 * e))
     one = jnp.ones(1, dtype=jnp.float64)
     record("tiny_add_ns", "ns", False, "jax", lambda: add(one, one).block_until_ready(), ns)
     m2 = jax.random.normal(key, (2, 2), dtype=jnp.float64)

@@ -85,6 +85,63 @@ pub fn ratio(c: &Case) -> Option<f64> {
     }
 }
 
+/// A target of issue 9 for one case (reached in the table, never asserted).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Target {
+    /// strata ≥ factor × the best of these peers (in the case's direction).
+    VsPeers(&'static [&'static str], f64),
+    /// strata ≥ factor × this hardware reference.
+    VsReference(&'static str, f64),
+    /// strata's figure ≤ this (lower-is-better cases).
+    AtMost(f64),
+    /// strata's figure ≥ this.
+    AtLeast(f64),
+}
+
+/// The target of `case`, if the issue sets one.
+pub fn target_of(case: &str) -> Option<Target> {
+    const GEMM_PEERS: &[&str] = &["faer", "openblas"];
+    Some(match case {
+        c if c.starts_with("gemm_") => Target::VsPeers(GEMM_PEERS, 0.97),
+        "einsum_abcd_cdef_f64_d32" => Target::VsPeers(&["numpy"], 1.0),
+        "add_f64_8m_into" => Target::VsReference("rust_loop", 0.9),
+        "add_f64_8m_alloc" => Target::VsPeers(&["numpy"], 1.2),
+        "sum_f64_8m" => Target::VsReference("rust_loop", 0.9),
+        "permute_f64_64mib_3210" => Target::VsReference("memcpy", 0.6),
+        "tiny_add_ns" => Target::AtMost(250.0),
+        "tiny_add_session_ns" => Target::AtMost(100.0),
+        "matmul_2x2_ns" => Target::AtMost(500.0),
+        "arbiter_uncontended_ns" => Target::AtMost(100.0),
+        "pool_reuse_8mib_ns" => Target::AtMost(100.0),
+        "concurrent_budget1_scaling" => Target::AtLeast(1.8),
+        _ => return None,
+    })
+}
+
+/// The target as text and whether it was reached (`None`: a figure it needs is missing).
+pub fn target_status(c: &Case) -> Option<(String, Option<bool>)> {
+    let t = target_of(&c.name)?;
+    let s = c.strata;
+    let vs = |base: Option<f64>, factor: f64| -> Option<bool> {
+        let (s, base) = (s?, base?);
+        Some(if c.higher_is_better { s >= factor * base } else { s * factor <= base })
+    };
+    Some(match t {
+        Target::VsPeers(peers, f) => {
+            let values = peers.iter().filter_map(|p| c.peers.get(*p).copied());
+            let best = if c.higher_is_better {
+                values.fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
+            } else {
+                values.fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.min(v))))
+            };
+            (format!(">={f}x {}", peers.join("/")), vs(best, f))
+        }
+        Target::VsReference(r, f) => (format!(">={f}x {r}"), vs(c.peers.get(r).copied(), f)),
+        Target::AtMost(v) => (format!("<={v}"), s.map(|s| s <= v)),
+        Target::AtLeast(v) => (format!(">={v}"), s.map(|s| s >= v)),
+    })
+}
+
 fn fmt_value(v: Option<f64>) -> String {
     match v {
         None => "-".into(),
@@ -99,17 +156,25 @@ pub fn table(cases: &[Case]) -> String {
     cols.extend(PEERS);
     cols.extend(REFERENCES);
     cols.push("ratio");
+    cols.push("target");
     let rows: Vec<Vec<String>> = cases
         .iter()
         .map(|c| {
             let mut r = vec![c.name.clone(), c.unit.clone(), fmt_value(c.strata)];
             r.extend(PEERS.iter().chain(&REFERENCES).map(|p| fmt_value(c.peers.get(*p).copied())));
             r.push(c.ratio.map(|x| format!("{x:.2}x")).unwrap_or_else(|| "-".into()));
+            r.push(match target_status(c) {
+                None => "-".into(),
+                Some((t, Some(true))) => format!("{t} met"),
+                Some((t, Some(false))) => format!("{t} MISSED"),
+                Some((t, None)) => format!("{t} n/a"),
+            });
             r
         })
         .collect();
-    let widths: Vec<usize> =
-        (0..cols.len()).map(|i| rows.iter().map(|r| r[i].len()).chain([cols[i].len()]).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> = (0..cols.len())
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).chain([cols[i].len()]).max().unwrap_or(0))
+        .collect();
     let mut out = String::new();
     let line = |out: &mut String, cells: &[String]| {
         let parts: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:>w$}")).collect();
@@ -151,14 +216,20 @@ pub fn to_json(cases: &[Case]) -> String {
         .map(|c| {
             let peers: Vec<String> =
                 c.peers.iter().map(|(k, v)| format!("{}: {}", json_string(k), json_number(Some(*v)))).collect();
+            let (target, met) = match target_status(c) {
+                Some((t, m)) => (json_string(&t), m.map_or("null".to_string(), |m| m.to_string())),
+                None => ("null".to_string(), "null".to_string()),
+            };
             format!(
-                "  {{\"case\": {}, \"unit\": {}, \"higher_is_better\": {}, \"strata\": {}, \"peers\": {{{}}}, \"ratio\": {}}}",
+                "  {{\"case\": {}, \"unit\": {}, \"higher_is_better\": {}, \"strata\": {}, \"peers\": {{{}}}, \"ratio\": {}, \"target\": {}, \"target_met\": {}}}",
                 json_string(&c.name),
                 json_string(&c.unit),
                 c.higher_is_better,
                 json_number(c.strata),
                 peers.join(", "),
-                json_number(c.ratio)
+                json_number(c.ratio),
+                target,
+                met
             )
         })
         .collect();
@@ -213,6 +284,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn targets_compare_in_the_case_direction() {
+        let mut add =
+            Case { name: "add_f64_8m_into".into(), higher_is_better: true, strata: Some(9.0), ..Case::default() };
+        add.peers.insert("rust_loop".into(), 10.0);
+        assert_eq!(target_status(&add), Some((">=0.9x rust_loop".into(), Some(true))));
+        add.strata = Some(8.9);
+        assert_eq!(target_status(&add).unwrap().1, Some(false));
+        let mut gemm =
+            Case { name: "gemm_f64_1024_t1".into(), higher_is_better: true, strata: Some(97.0), ..Case::default() };
+        assert_eq!(target_status(&gemm).unwrap().1, None);
+        gemm.peers.insert("faer".into(), 100.0);
+        gemm.peers.insert("numpy".into(), 200.0);
+        assert_eq!(target_status(&gemm).unwrap().1, Some(true));
+        let tiny = Case { name: "tiny_add_ns".into(), strata: Some(251.0), ..Case::default() };
+        assert_eq!(target_status(&tiny), Some(("<=250".into(), Some(false))));
+        assert_eq!(target_status(&Case { name: "gather_1m_rows".into(), ..Case::default() }), None);
+        let j = to_json(&[tiny]);
+        assert!(j.contains("\"target\": \"<=250\", \"target_met\": false"), "{j}");
+    }
+
+    #[test]
     fn ratio_uses_the_best_peer_and_ignores_references() {
         let mut c = Case { higher_is_better: true, strata: Some(90.0), ..Case::default() };
         c.peers.insert("faer".into(), 100.0);
@@ -245,6 +337,8 @@ mod tests {
         assert!(j.contains("\"case\": \"sum\"") && j.contains("\"rust_loop\": 12") && j.contains("\"ratio\": 2"));
         assert!(to_svg(&cases).contains("2.00x"));
         std::fs::write(&p, "bad line\n").unwrap();
+        assert!(read_cases(&p).is_err());
+        std::fs::write(&p, "sum\tGB/s\t1\tstrata\tten\t11\n").unwrap();
         assert!(read_cases(&p).is_err());
     }
 }
