@@ -22,24 +22,27 @@ fn counts(s: CacheStats) -> (usize, u64, u64, u64, u64) {
     (s.entries, s.hits, s.misses, s.evictions, s.clears)
 }
 
+// Every contraction below has more than 512 multiply-adds: smaller ones are computed
+// directly without an analysis, so they never reach a cache (tested last).
+
 #[test]
 fn domain_cache_keys_on_geometry_not_offsets() {
     let domain = ContractionAnalysisCache::new(CacheLimits::new(8, 1 << 20));
     let cache = PlanCache::Domain(&domain);
-    let (a, b) = (mat(4, 6), mat(6, 5));
+    let (a, b) = (mat(8, 12), mat(12, 10));
     let first = run(&cache, &a, &b);
     let again = run(&cache, &a, &b);
     assert_eq!(format!("{first:?}"), format!("{again:?}"));
     assert_eq!(counts(domain.stats()), (1, 1, 1, 0, 0));
     // Another window of the same strides (offset differs): same analysis.
-    let big = mat(5, 6);
-    let window = big.view().slice_axis(0, 1, 5, 1).unwrap();
+    let big = mat(9, 12);
+    let window = big.view().slice_axis(0, 1, 9, 1).unwrap();
     let ctx = KernelContext::sequential();
     dot_general(&ctx, window.into(), (&b).into(), &DotGeneralConfig::matmul(), false, false, &FAER, Some(&cache))
         .unwrap();
     assert_eq!(counts(domain.stats()), (1, 2, 1, 0, 0));
     // Transposed strides or another config: new analyses.
-    let at = mat(6, 4);
+    let at = mat(12, 8);
     let at_t = at.view().permute(&[1, 0]).unwrap();
     dot_general(&ctx, at_t.into(), (&b).into(), &DotGeneralConfig::matmul(), false, false, &FAER, Some(&cache))
         .unwrap();
@@ -57,13 +60,13 @@ fn domain_cache_respects_entry_and_byte_limits() {
     let domain = ContractionAnalysisCache::new(CacheLimits::new(2, 1 << 20));
     let cache = PlanCache::Domain(&domain);
     for n in 1..=5 {
-        run(&cache, &mat(3, 2), &mat(2, n));
+        run(&cache, &mat(24, 16), &mat(16, 8 * n));
     }
     let s = domain.stats();
     assert_eq!((s.entries, s.misses, s.evictions), (2, 5, 3));
     // The two most recent shapes are still there.
-    run(&cache, &mat(3, 2), &mat(2, 5));
-    run(&cache, &mat(3, 2), &mat(2, 4));
+    run(&cache, &mat(24, 16), &mat(16, 40));
+    run(&cache, &mat(24, 16), &mat(16, 32));
     assert_eq!(domain.stats().hits, 2);
     // A byte limit below one entry's size keeps nothing; raising it keeps entries again.
     let per_entry = domain.stats().bytes / 2;
@@ -71,7 +74,7 @@ fn domain_cache_respects_entry_and_byte_limits() {
     assert_eq!(domain.stats().entries, 0);
     domain.set_limits(CacheLimits::new(100, per_entry * 3));
     for n in 1..=5 {
-        run(&cache, &mat(3, 2), &mat(2, n));
+        run(&cache, &mat(24, 16), &mat(16, 8 * n));
     }
     let s = domain.stats();
     assert!(s.entries <= 3 && s.bytes <= per_entry * 3 && s.entries >= 2, "{s:?}");
@@ -80,7 +83,7 @@ fn domain_cache_respects_entry_and_byte_limits() {
 #[test]
 fn caller_slots_remember_one_contraction_each() {
     let slots = ContractionCache::new(2);
-    let (a, b, c) = (mat(4, 6), mat(6, 5), mat(6, 3));
+    let (a, b, c) = (mat(8, 12), mat(12, 10), mat(12, 6));
     let s0 = PlanCache::Slot { cache: &slots, slot: 0 };
     let s1 = PlanCache::Slot { cache: &slots, slot: 1 };
     for _ in 0..3 {
@@ -96,4 +99,22 @@ fn caller_slots_remember_one_contraction_each() {
     slots.clear();
     assert_eq!(counts(slots.stats()), (0, 5, 3, 1, 1));
     assert_eq!(slots.stats().bytes, 0);
+}
+
+#[test]
+fn tiny_contractions_bypass_the_caches_and_stay_exact() {
+    let domain = ContractionAnalysisCache::new(CacheLimits::new(8, 1 << 20));
+    let cache = PlanCache::Domain(&domain);
+    let (a, b) = (mat(3, 4), mat(4, 5));
+    let c = run(&cache, &a, &b);
+    assert_eq!(counts(domain.stats()), (0, 0, 0, 0, 0));
+    let (av, bv) = (a.as_typed::<f64>().unwrap().data(), b.as_typed::<f64>().unwrap().data());
+    let got = c.as_typed::<f64>().unwrap();
+    assert_eq!(got.shape(), &[3, 5]);
+    for i in 0..3 {
+        for j in 0..5 {
+            let expected: f64 = (0..4).map(|p| av[i * 4 + p] * bv[p * 5 + j]).sum();
+            assert_eq!(got.data()[i * 5 + j], expected);
+        }
+    }
 }

@@ -12,6 +12,7 @@ use super::cache::{PlanCache, PlanKey};
 use super::execute::{Destination, Operands, run_plan};
 use super::plan::{ContractionPlan, Geometry, analyze};
 use super::scalar::{ContractScalar, check_dtype, dispatch_contract};
+use super::tiny::{TINY_CONTRACTION, contract_tiny, multiply_adds};
 use crate::alloc::fill_output;
 use crate::context::KernelContext;
 
@@ -134,6 +135,14 @@ pub(crate) fn dot_general_with(
     cache: Option<&PlanCache<'_>>,
 ) -> Result<Tensor> {
     let (dtype, out_shape) = check_operands(&lhs, &rhs, config, cache)?;
+    let out_len: usize = out_shape.iter().product();
+    if multiply_adds(lhs.shape(), config, out_len) <= TINY_CONTRACTION {
+        return dispatch_contract!(OP, dtype, T => {
+            let (l, r) = (lhs.typed_view::<T>()?, rhs.typed_view::<T>()?);
+            fill_output::<T>(ctx, OP, &out_shape, |buf| contract_tiny(&l, &r, config, [conj_lhs, conj_rhs], buf))
+                .map(Tensor::from)
+        });
+    }
     let out_strides = row_major_strides(&out_shape);
     let unit = needs_unit_stride(provider);
     let plan = plan_for(dtype, unit, &lhs, &rhs, &out_strides, &out_shape, config, cache);

@@ -34,6 +34,7 @@ mod grouped;
 mod plan;
 mod scalar;
 mod small;
+mod tiny;
 
 pub use blas1::{axpby_into, norm_squared, vdot};
 pub use cache::{ContractionAnalysisCache, ContractionCache, PlanCache};
