@@ -80,3 +80,8 @@ pub mod prelude {
         PadConfig, ReduceOp, ScatterCombiner, ScatterConfig, SliceConfig, UnaryOp,
     };
 }
+
+/// The README's quickstart, compiled and run as a doc test so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeQuickstart;

@@ -62,7 +62,8 @@ fn contraction_cache_is_shared_by_clones_and_clearable() {
     b.clear_contraction_cache();
     let before = b.contraction_cache_stats();
     let c = b.clone();
-    let x = tensor(vec![1.0, 2.0, 3.0, 4.0], &[2, 2]);
+    // 16x16x16 multiply-adds: above the size that skips analysis (and so the cache).
+    let x = tensor((0..256).map(f64::from).collect(), &[16, 16]);
     b.matmul((&x).into(), (&x).into()).unwrap();
     c.matmul((&x).into(), (&x).into()).unwrap();
     let after = c.contraction_cache_stats();
