@@ -7,34 +7,12 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkGroup, Criterion, criterion_group, criterion_main, measurement::WallTime};
-use strata_engine::{AffinityClaim, CpuDomainExecutor, ExecutorCapabilities, ReentrancyBehaviour, ShutdownOwner};
+use strata_engine::RayonCpuDomainExecutor;
 use strata_kernels::{KernelContext, Parallelism, analytic, elementwise, fusion, reduction, structural};
 use strata_tensor::config::{BinaryOp, ElementwiseFusionPlan, FusionConstant, FusionInstr, ReduceOp, UnaryOp};
 use strata_tensor::{Tensor, TypedTensor};
 
 const N: usize = 8 << 20;
-
-/// A two-worker Rayon pool behind the executor seam, for the parallel variants.
-#[derive(Debug)]
-struct PoolExecutor(rayon::ThreadPool);
-
-impl CpuDomainExecutor for PoolExecutor {
-    fn run(&self, job: &mut (dyn FnMut() + Send)) {
-        self.0.install(job)
-    }
-    fn for_each_index(&self, n: usize, body: &(dyn Fn(usize) + Sync)) {
-        use rayon::prelude::*;
-        self.0.install(|| (0..n).into_par_iter().for_each(body))
-    }
-    fn capabilities(&self) -> ExecutorCapabilities {
-        ExecutorCapabilities {
-            workers: self.0.current_num_threads(),
-            affinity: AffinityClaim::Unconstrained,
-            shutdown: ShutdownOwner::Strata,
-            reentrancy: ReentrancyBehaviour::RunsInline,
-        }
-    }
-}
 
 fn quick(g: &mut BenchmarkGroup<'_, WallTime>) {
     g.sample_size(10).measurement_time(Duration::from_secs(2)).warm_up_time(Duration::from_millis(300));
@@ -109,7 +87,9 @@ fn permute(c: &mut Criterion) {
     g.bench_function("strata_3210", |b| {
         b.iter(|| structural::copy_into_slice(&ctx, black_box(&view), &mut out).unwrap())
     });
-    let pool = PoolExecutor(rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap());
+    let pool = RayonCpuDomainExecutor::new(std::sync::Arc::new(
+        rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap(),
+    ));
     let ctx2 = KernelContext::new(Parallelism::new(&pool, 2));
     g.bench_function("strata_3210_2_workers", |b| {
         b.iter(|| structural::copy_into_slice(&ctx2, black_box(&view), &mut out).unwrap())

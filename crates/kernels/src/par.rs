@@ -47,38 +47,3 @@ impl<'a> Parallelism<'a> {
         if n <= 1 || self.budget == 1 { (0..n).for_each(body) } else { self.executor.for_each_index(n, body) }
     }
 }
-
-#[cfg(test)]
-pub(crate) mod tests_support {
-    use rayon::prelude::*;
-    use strata_engine::{AffinityClaim, CpuDomainExecutor, ExecutorCapabilities, ReentrancyBehaviour, ShutdownOwner};
-
-    /// A real multi-threaded executor for unit tests: a private Rayon pool.
-    #[derive(Debug)]
-    pub(crate) struct RayonExecutor(rayon::ThreadPool);
-
-    impl RayonExecutor {
-        pub(crate) fn new(threads: usize) -> Self {
-            // INVARIANT: building a small pool only fails when threads cannot be spawned,
-            // which makes every test meaningless anyway.
-            RayonExecutor(rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("test pool"))
-        }
-    }
-
-    impl CpuDomainExecutor for RayonExecutor {
-        fn run(&self, job: &mut (dyn FnMut() + Send)) {
-            self.0.install(job)
-        }
-        fn for_each_index(&self, n: usize, body: &(dyn Fn(usize) + Sync)) {
-            self.0.install(|| (0..n).into_par_iter().for_each(body))
-        }
-        fn capabilities(&self) -> ExecutorCapabilities {
-            ExecutorCapabilities {
-                workers: self.0.current_num_threads(),
-                affinity: AffinityClaim::Unconstrained,
-                shutdown: ShutdownOwner::Strata,
-                reentrancy: ReentrancyBehaviour::RunsInline,
-            }
-        }
-    }
-}

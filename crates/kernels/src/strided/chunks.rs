@@ -73,7 +73,8 @@ mod tests {
     }
 
     /// A real multi-threaded executor for tests.
-    fn rayon_executor() -> crate::par::tests_support::RayonExecutor {
-        crate::par::tests_support::RayonExecutor::new(3)
+    fn rayon_executor() -> strata_engine::RayonCpuDomainExecutor {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().expect("test pool");
+        strata_engine::RayonCpuDomainExecutor::new(std::sync::Arc::new(pool))
     }
 }

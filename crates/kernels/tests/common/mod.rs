@@ -4,41 +4,22 @@
 
 pub mod reference;
 
-use rayon::prelude::*;
-use strata_engine::{AffinityClaim, CpuDomainExecutor, ExecutorCapabilities, ReentrancyBehaviour, ShutdownOwner};
+use strata_engine::RayonCpuDomainExecutor;
 use strata_kernels::{KernelContext, Parallelism};
 use strata_tensor::{Scalar, TypedView, c32, c64};
 
-/// A private Rayon pool behind the executor seam, so parallel paths really run on threads.
-#[derive(Debug)]
-pub struct RayonExecutor(rayon::ThreadPool);
+/// A private Rayon pool behind the engine's adapter, so parallel paths really run on threads.
+pub type RayonExecutor = RayonCpuDomainExecutor;
 
-impl RayonExecutor {
-    pub fn new(threads: usize) -> Self {
-        RayonExecutor(rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("test pool"))
-    }
-}
-
-impl CpuDomainExecutor for RayonExecutor {
-    fn run(&self, job: &mut (dyn FnMut() + Send)) {
-        self.0.install(job)
-    }
-    fn for_each_index(&self, n: usize, body: &(dyn Fn(usize) + Sync)) {
-        self.0.install(|| (0..n).into_par_iter().for_each(body))
-    }
-    fn capabilities(&self) -> ExecutorCapabilities {
-        ExecutorCapabilities {
-            workers: self.0.current_num_threads(),
-            affinity: AffinityClaim::Unconstrained,
-            shutdown: ShutdownOwner::Strata,
-            reentrancy: ReentrancyBehaviour::RunsInline,
-        }
-    }
+/// An executor over a fresh private pool of `threads` workers.
+pub fn rayon_executor(threads: usize) -> RayonExecutor {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("test pool");
+    RayonCpuDomainExecutor::new(std::sync::Arc::new(pool))
 }
 
 pub fn executor() -> &'static RayonExecutor {
     static EXEC: std::sync::OnceLock<RayonExecutor> = std::sync::OnceLock::new();
-    EXEC.get_or_init(|| RayonExecutor::new(4))
+    EXEC.get_or_init(|| rayon_executor(4))
 }
 
 /// A context splitting work over `budget` workers of the shared test pool.
