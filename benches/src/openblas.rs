@@ -1,72 +1,10 @@
 //! OpenBLAS called directly through CBLAS (feature `openblas`: the system library via
-//! `openblas-src`). Without the feature, [`AVAILABLE`] is false and the suite leaves the
-//! column empty with a note.
+//! strata-provider's `blas-openblas` feature, whose CBLAS entry points are used here as
+//! raw function pointers — no strata code runs between the peer and the library).
+//! Without the feature, [`AVAILABLE`] is false and the suite leaves the column empty.
 
 /// Whether the runner was built with the OpenBLAS peer.
 pub const AVAILABLE: bool = cfg!(feature = "openblas");
-
-#[cfg(feature = "openblas")]
-mod ffi {
-    // Links libopenblas (system) into the binary.
-    extern crate blas_src;
-
-    use std::ffi::{c_int, c_void};
-
-    pub const ROW_MAJOR: c_int = 101;
-    pub const NO_TRANS: c_int = 111;
-
-    unsafe extern "C" {
-        pub fn openblas_set_num_threads(n: c_int);
-        pub fn cblas_sgemm(
-            order: c_int,
-            ta: c_int,
-            tb: c_int,
-            m: c_int,
-            n: c_int,
-            k: c_int,
-            alpha: f32,
-            a: *const f32,
-            lda: c_int,
-            b: *const f32,
-            ldb: c_int,
-            beta: f32,
-            c: *mut f32,
-            ldc: c_int,
-        );
-        pub fn cblas_dgemm(
-            order: c_int,
-            ta: c_int,
-            tb: c_int,
-            m: c_int,
-            n: c_int,
-            k: c_int,
-            alpha: f64,
-            a: *const f64,
-            lda: c_int,
-            b: *const f64,
-            ldb: c_int,
-            beta: f64,
-            c: *mut f64,
-            ldc: c_int,
-        );
-        pub fn cblas_zgemm(
-            order: c_int,
-            ta: c_int,
-            tb: c_int,
-            m: c_int,
-            n: c_int,
-            k: c_int,
-            alpha: *const c_void,
-            a: *const c_void,
-            lda: c_int,
-            b: *const c_void,
-            ldb: c_int,
-            beta: *const c_void,
-            c: *mut c_void,
-            ldc: c_int,
-        );
-    }
-}
 
 /// An element type OpenBLAS multiplies (f32, f64, c64).
 pub trait BlasGemm: Copy {
@@ -76,94 +14,68 @@ pub trait BlasGemm: Copy {
 }
 
 #[cfg(feature = "openblas")]
-fn dims(n: usize, a: usize, b: usize, c: usize) -> Result<std::ffi::c_int, String> {
-    if a < n * n || b < n * n || c < n * n {
-        return Err(format!("openblas gemm: a buffer is shorter than {n} × {n}"));
-    }
-    std::ffi::c_int::try_from(n).map_err(|_| format!("openblas gemm: {n} does not fit a C int"))
-}
-
-#[cfg(feature = "openblas")]
 mod imp {
-    use super::ffi::*;
-    use super::{BlasGemm, dims};
+    use std::ffi::c_int;
+
     use num_complex::Complex;
+    use strata_provider::{CblasComplexGemm, CblasGemmFns, CblasRealGemm, OpenBlasProvider};
+
+    use super::BlasGemm;
+
+    const ROW_MAJOR: c_int = 101;
+    const NO_TRANS: c_int = 111;
+
+    fn entry_points() -> CblasGemmFns {
+        OpenBlasProvider::cblas_entry_points()
+    }
+
+    fn dims(n: usize, a: usize, b: usize, c: usize) -> Result<c_int, String> {
+        if a < n * n || b < n * n || c < n * n {
+            return Err(format!("openblas gemm: a buffer is shorter than {n} × {n}"));
+        }
+        c_int::try_from(n).map_err(|_| format!("openblas gemm: {n} does not fit a C int"))
+    }
+
+    fn real<T: Copy>(
+        f: Option<CblasRealGemm<T>>,
+        n: usize,
+        a: &[T],
+        b: &[T],
+        c: &mut [T],
+        one: T,
+        zero: T,
+    ) -> Result<(), String> {
+        let d = dims(n, a.len(), b.len(), c.len())?;
+        let f = f.ok_or("openblas gemm: no CBLAS entry point for this dtype")?;
+        // SAFETY: the three buffers hold at least n × n elements (checked in `dims`),
+        // row-major with leading dimension n; c does not alias a or b (&mut).
+        unsafe {
+            f(ROW_MAJOR, NO_TRANS, NO_TRANS, d, d, d, one, a.as_ptr(), d, b.as_ptr(), d, zero, c.as_mut_ptr(), d)
+        };
+        Ok(())
+    }
 
     impl BlasGemm for f32 {
         fn blas_gemm(n: usize, a: &[f32], b: &[f32], c: &mut [f32]) -> Result<(), String> {
-            let d = dims(n, a.len(), b.len(), c.len())?;
-            // SAFETY: the three buffers hold at least n × n elements (checked in `dims`),
-            // row-major with leading dimension n; c does not alias a or b (&mut).
-            unsafe {
-                cblas_sgemm(
-                    ROW_MAJOR,
-                    NO_TRANS,
-                    NO_TRANS,
-                    d,
-                    d,
-                    d,
-                    1.0,
-                    a.as_ptr(),
-                    d,
-                    b.as_ptr(),
-                    d,
-                    0.0,
-                    c.as_mut_ptr(),
-                    d,
-                )
-            }
-            Ok(())
+            real(entry_points().sgemm, n, a, b, c, 1.0, 0.0)
         }
     }
+
     impl BlasGemm for f64 {
         fn blas_gemm(n: usize, a: &[f64], b: &[f64], c: &mut [f64]) -> Result<(), String> {
-            let d = dims(n, a.len(), b.len(), c.len())?;
-            // SAFETY: as for f32.
-            unsafe {
-                cblas_dgemm(
-                    ROW_MAJOR,
-                    NO_TRANS,
-                    NO_TRANS,
-                    d,
-                    d,
-                    d,
-                    1.0,
-                    a.as_ptr(),
-                    d,
-                    b.as_ptr(),
-                    d,
-                    0.0,
-                    c.as_mut_ptr(),
-                    d,
-                )
-            }
-            Ok(())
+            real(entry_points().dgemm, n, a, b, c, 1.0, 0.0)
         }
     }
+
     impl BlasGemm for Complex<f64> {
         fn blas_gemm(n: usize, a: &[Self], b: &[Self], c: &mut [Self]) -> Result<(), String> {
             let d = dims(n, a.len(), b.len(), c.len())?;
+            let f: CblasComplexGemm<Complex<f64>> = entry_points().zgemm.ok_or("openblas gemm: no cblas_zgemm")?;
             let (one, zero) = (Complex::new(1.0f64, 0.0), Complex::new(0.0f64, 0.0));
-            // SAFETY: as for f32; Complex<f64> is repr(C) {re, im}, CBLAS's layout of a
-            // double complex, and alpha/beta point at live values.
+            // SAFETY: as for the real types; alpha and beta point at live values.
             unsafe {
-                cblas_zgemm(
-                    ROW_MAJOR,
-                    NO_TRANS,
-                    NO_TRANS,
-                    d,
-                    d,
-                    d,
-                    (&raw const one).cast(),
-                    a.as_ptr().cast(),
-                    d,
-                    b.as_ptr().cast(),
-                    d,
-                    (&raw const zero).cast(),
-                    c.as_mut_ptr().cast(),
-                    d,
-                )
-            }
+                f(ROW_MAJOR, NO_TRANS, NO_TRANS, d, d, d, &one, a.as_ptr(), d, b.as_ptr(), d, &zero, c.as_mut_ptr(), d)
+            };
             Ok(())
         }
     }
@@ -172,20 +84,9 @@ mod imp {
 #[cfg(not(feature = "openblas"))]
 mod imp {
     use super::BlasGemm;
-    use num_complex::Complex;
 
-    impl BlasGemm for f32 {
-        fn blas_gemm(_: usize, _: &[f32], _: &[f32], _: &mut [f32]) -> Result<(), String> {
-            Ok(())
-        }
-    }
-    impl BlasGemm for f64 {
-        fn blas_gemm(_: usize, _: &[f64], _: &[f64], _: &mut [f64]) -> Result<(), String> {
-            Ok(())
-        }
-    }
-    impl BlasGemm for Complex<f64> {
-        fn blas_gemm(_: usize, _: &[Self], _: &[Self], _: &mut [Self]) -> Result<(), String> {
+    impl<T: Copy> BlasGemm for T {
+        fn blas_gemm(_: usize, _: &[T], _: &[T], _: &mut [T]) -> Result<(), String> {
             Ok(())
         }
     }
@@ -194,11 +95,7 @@ mod imp {
 /// Sets OpenBLAS's process-wide thread team (no-op without the feature).
 pub fn set_threads(threads: usize) {
     #[cfg(feature = "openblas")]
-    {
-        let n = std::ffi::c_int::try_from(threads.max(1)).unwrap_or(std::ffi::c_int::MAX);
-        // SAFETY: a plain setter of the library's thread count.
-        unsafe { ffi::openblas_set_num_threads(n) }
-    }
+    strata_provider::OpenBlasProvider::set_global_threads(threads);
     #[cfg(not(feature = "openblas"))]
     let _ = threads;
 }
