@@ -213,18 +213,7 @@ impl GemmProvider for BlasGemmProvider {
             needs_unit_stride: true,
         }
     }
-    fn gemm_f32(&self, job: &mut BatchedGemm<'_, f32>, threads: usize) -> Result<(), GemmError> {
-        self.run(job, threads)
-    }
-    fn gemm_f64(&self, job: &mut BatchedGemm<'_, f64>, threads: usize) -> Result<(), GemmError> {
-        self.run(job, threads)
-    }
-    fn gemm_c32(&self, job: &mut BatchedGemm<'_, c32>, threads: usize) -> Result<(), GemmError> {
-        self.run(job, threads)
-    }
-    fn gemm_c64(&self, job: &mut BatchedGemm<'_, c64>, threads: usize) -> Result<(), GemmError> {
-        self.run(job, threads)
-    }
+    crate::provider::forward_gemm_dtypes_to_run!();
 }
 
 /// A BLAS transpose flag.

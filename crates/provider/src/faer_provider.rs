@@ -4,7 +4,6 @@
 use faer::linalg::matmul::matmul;
 use faer::traits::{ComplexField, Conjugate};
 use faer::{Accum, MatMut, MatRef, Par};
-use strata_tensor::{c32, c64};
 
 use crate::error::GemmError;
 use crate::job::{BatchedGemm, element_index, prepare};
@@ -90,16 +89,5 @@ impl GemmProvider for FaerGemmProvider {
             needs_unit_stride: false,
         }
     }
-    fn gemm_f32(&self, job: &mut BatchedGemm<'_, f32>, threads: usize) -> Result<(), GemmError> {
-        self.run(job, threads)
-    }
-    fn gemm_f64(&self, job: &mut BatchedGemm<'_, f64>, threads: usize) -> Result<(), GemmError> {
-        self.run(job, threads)
-    }
-    fn gemm_c32(&self, job: &mut BatchedGemm<'_, c32>, threads: usize) -> Result<(), GemmError> {
-        self.run(job, threads)
-    }
-    fn gemm_c64(&self, job: &mut BatchedGemm<'_, c64>, threads: usize) -> Result<(), GemmError> {
-        self.run(job, threads)
-    }
+    crate::provider::forward_gemm_dtypes_to_run!();
 }

@@ -197,3 +197,32 @@ pub fn parallelism_owner(caps: &ProviderCapabilities, budget: usize) -> Parallel
         }
     }
 }
+
+/// Implements the four per-dtype [`GemmProvider`] methods by forwarding to the
+/// implementing type's generic `run(job, threads)`: the object-safe trait needs one
+/// method per dtype, a provider needs one generic body.
+macro_rules! forward_gemm_dtypes_to_run {
+    () => {
+        fn gemm_f32(&self, job: &mut $crate::BatchedGemm<'_, f32>, threads: usize) -> Result<(), $crate::GemmError> {
+            self.run(job, threads)
+        }
+        fn gemm_f64(&self, job: &mut $crate::BatchedGemm<'_, f64>, threads: usize) -> Result<(), $crate::GemmError> {
+            self.run(job, threads)
+        }
+        fn gemm_c32(
+            &self,
+            job: &mut $crate::BatchedGemm<'_, strata_tensor::c32>,
+            threads: usize,
+        ) -> Result<(), $crate::GemmError> {
+            self.run(job, threads)
+        }
+        fn gemm_c64(
+            &self,
+            job: &mut $crate::BatchedGemm<'_, strata_tensor::c64>,
+            threads: usize,
+        ) -> Result<(), $crate::GemmError> {
+            self.run(job, threads)
+        }
+    };
+}
+pub(crate) use forward_gemm_dtypes_to_run;

@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use strata_tensor::{c32, c64};
+use strata_tensor::c64;
 
 use crate::error::GemmError;
 use crate::job::{BatchedGemm, element_index, prepare};
@@ -102,16 +102,5 @@ impl GemmProvider for NaiveGemmProvider {
             needs_unit_stride: false,
         }
     }
-    fn gemm_f32(&self, job: &mut BatchedGemm<'_, f32>, threads: usize) -> Result<(), GemmError> {
-        self.run(job, threads)
-    }
-    fn gemm_f64(&self, job: &mut BatchedGemm<'_, f64>, threads: usize) -> Result<(), GemmError> {
-        self.run(job, threads)
-    }
-    fn gemm_c32(&self, job: &mut BatchedGemm<'_, c32>, threads: usize) -> Result<(), GemmError> {
-        self.run(job, threads)
-    }
-    fn gemm_c64(&self, job: &mut BatchedGemm<'_, c64>, threads: usize) -> Result<(), GemmError> {
-        self.run(job, threads)
-    }
+    crate::provider::forward_gemm_dtypes_to_run!();
 }
