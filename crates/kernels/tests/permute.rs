@@ -6,9 +6,9 @@ mod common;
 use common::{at, ctx, indices};
 use proptest::prelude::*;
 use strata_kernels::structural;
-use strata_tensor::{ErrorKind, Tensor, TypedTensor, TypedView};
+use strata_tensor::{ErrorKind, Scalar, Tensor, TypedTensor, TypedView, c32, c64};
 
-fn naive_permute(v: &TypedView<'_, f64>, perm: &[usize]) -> Vec<f64> {
+fn naive_permute<T: Scalar>(v: &TypedView<'_, T>, perm: &[usize]) -> Vec<T> {
     let out_shape: Vec<usize> = perm.iter().map(|&p| v.shape()[p]).collect();
     indices(&out_shape)
         .iter()
@@ -58,6 +58,62 @@ proptest! {
     }
 }
 
+/// Shapes large enough for whole tiles of every tile side (4, 8 and 16 elements), some
+/// axes reversed and one axis taken with step 2 (so that no source axis need have unit
+/// stride), in each dtype width.
+fn tiled_case() -> impl Strategy<Value = (Vec<usize>, Vec<usize>, Vec<bool>, usize, usize)> {
+    (2usize..=4).prop_flat_map(|rank| {
+        (
+            proptest::collection::vec(1usize..=(if rank > 3 { 12 } else { 40 }), rank),
+            Just((0..rank).collect::<Vec<_>>()).prop_shuffle(),
+            proptest::collection::vec(any::<bool>(), rank),
+            0..=rank,
+            1usize..=3,
+        )
+    })
+}
+
+fn check_tiled<T: Scalar>(
+    shape: &[usize],
+    perm: &[usize],
+    reversed: &[bool],
+    stepped: usize,
+    budget: usize,
+    value: impl Fn(usize) -> T,
+) -> Result<(), TestCaseError> {
+    let mut full = shape.to_vec();
+    if let Some(d) = full.get_mut(stepped) {
+        *d *= 2;
+    }
+    let len: usize = full.iter().product();
+    let base = TypedTensor::from_vec((0..len).map(&value).collect(), &full).unwrap();
+    let mut v = base.view();
+    if stepped < shape.len() {
+        v = v.slice_axis(stepped, 0, full[stepped], 2).unwrap();
+    }
+    for (axis, &r) in reversed.iter().enumerate() {
+        if r {
+            v = v.reverse_axis(axis).unwrap();
+        }
+    }
+    let got = structural::permute_to_vec(&ctx(budget), &v, perm).unwrap();
+    prop_assert_eq!(got.data(), &naive_permute(&v, perm)[..], "shape {:?} perm {:?}", shape, perm);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+    #[test]
+    fn tiled_permutations_match_naive_in_every_width((shape, perm, reversed, stepped, budget) in tiled_case()) {
+        check_tiled(&shape, &perm, &reversed, stepped, budget, |i| i as f64)?;
+        check_tiled(&shape, &perm, &reversed, stepped, budget, |i| i as f32)?;
+        check_tiled(&shape, &perm, &reversed, stepped, budget, |i| i as i64)?;
+        check_tiled(&shape, &perm, &reversed, stepped, budget, |i| i % 3 == 0)?;
+        check_tiled(&shape, &perm, &reversed, stepped, budget, |i| c32::new(i as f32, -(i as f32)))?;
+        check_tiled(&shape, &perm, &reversed, stepped, budget, |i| c64::new(i as f64, 0.5 - i as f64))?;
+    }
+}
+
 #[test]
 fn large_permutations_in_parallel_match_naive() {
     for (shape, perm) in [
@@ -65,6 +121,8 @@ fn large_permutations_in_parallel_match_naive() {
         (vec![7, 9, 11, 13, 5], vec![3, 0, 4, 2, 1]),
         (vec![300, 257], vec![1, 0]),
         (vec![3, 2, 40000], vec![2, 0, 1]),
+        (vec![32, 16, 16, 24], vec![3, 2, 1, 0]),
+        (vec![96, 72], vec![1, 0]),
     ] {
         let base = TypedTensor::from_fn(&shape, |i| i.iter().fold(0.0, |a, &x| a * 1000.0 + x as f64)).unwrap();
         let expect = naive_permute(&base.view(), &perm);

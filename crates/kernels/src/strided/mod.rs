@@ -12,6 +12,7 @@
 //! on the domain's workers, inline below [`GRAIN`] elements.
 
 mod chunks;
+pub(crate) mod prefetch;
 
 pub(crate) use chunks::par_chunks_mut;
 
