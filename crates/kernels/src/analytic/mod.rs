@@ -13,6 +13,8 @@
 //! assert_eq!(analytic::exp(&ctx, (&i).into()).unwrap_err().kind(), ErrorKind::Unsupported);
 //! ```
 
+pub(crate) mod exponential;
+
 use strata_tensor::config::{BinaryOp, UnaryOp};
 use strata_tensor::{Result, Tensor, TensorRead, TensorWrite};
 

@@ -50,6 +50,14 @@ pub trait ElementwiseScalar: Scalar + CastScalar {
     fn sign(x: Self) -> Self;
     /// `e^x`.
     fn exp(x: Self) -> Self;
+    /// `out[i] = e^a[i]`: the same values as [`Self::exp`], overridden where a slice
+    /// runs faster than one call per element.
+    #[inline(always)]
+    fn exp_slice(a: &[Self], out: &mut [Self]) {
+        for (o, &x) in out.iter_mut().zip(a) {
+            *o = Self::exp(x);
+        }
+    }
     /// `ln x`.
     fn log(x: Self) -> Self;
     /// `sin x`.
@@ -155,7 +163,11 @@ macro_rules! impl_float {
             }
             #[inline(always)]
             fn exp(x: Self) -> Self {
-                x.exp()
+                crate::analytic::exponential::exp_value(x)
+            }
+            #[inline(always)]
+            fn exp_slice(a: &[Self], out: &mut [Self]) {
+                crate::analytic::exponential::exp_slice(a, out)
             }
             #[inline(always)]
             fn log(x: Self) -> Self {

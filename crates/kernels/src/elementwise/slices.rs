@@ -43,7 +43,7 @@ pub(crate) fn unary_same<T: ElementwiseScalar>(op: UnaryOp, a: &[T], out: &mut [
         // `abs` is routed to `abs` below by the callers; reals map to themselves here.
         UnaryOp::Abs => zip1(a, out, |x| T::from_wide(T::abs(x).to_wide())),
         UnaryOp::Sign => zip1(a, out, T::sign),
-        UnaryOp::Exp => zip1(a, out, T::exp),
+        UnaryOp::Exp => T::exp_slice(a, out),
         UnaryOp::Log => zip1(a, out, T::log),
         UnaryOp::Sin => zip1(a, out, T::sin),
         UnaryOp::Cos => zip1(a, out, T::cos),
