@@ -18,16 +18,18 @@
 
 /// log2(e).
 const LOG2_E: f64 = std::f64::consts::LOG2_E;
-/// ln 2 split in a high part with trailing zero bits (so `k · LN2_HI` is exact for every
-/// `|k| < 2^11`) and the rest.
-const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
-const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+/// ln 2 split in a high part with 21 trailing zero bits (so `k · LN2_HI` is exact for
+/// every `|k| < 2^21`) and the rest (ln 2 − LN2_HI rounded).
+const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
+/// See [`LN2_HI`].
+const LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76);
 /// 1.5 · 2^52: adding it to a float of magnitude below 2^51 rounds that float to an
 /// integer held in the low mantissa bits.
 const ROUND_SHIFT: f64 = 6_755_399_441_055_744.0;
 /// Inputs are clamped to this range before the reduction; beyond it the result is 0 or
 /// infinity anyway, and the clamped values still produce exactly that.
 const MIN_INPUT: f64 = -746.0;
+/// See [`MIN_INPUT`].
 const MAX_INPUT: f64 = 710.0;
 /// 1/n! for n = 14 down to 2.
 const INV_FACTORIALS: [f64; 13] = [
@@ -86,15 +88,9 @@ fn power_of_two(k: f64) -> f64 {
 /// `e^x` in f64 (see the module documentation).
 #[inline(always)]
 fn exp_core(x: f64) -> f64 {
-    // Comparisons rather than `max`/`min`: they vectorise on every x86_64 level, and a
-    // NaN input passes through to the select at the end.
-    let xc = if x < MIN_INPUT {
-        MIN_INPUT
-    } else if x > MAX_INPUT {
-        MAX_INPUT
-    } else {
-        x
-    };
+    // `clamp` is two comparisons (it vectorises on every x86_64 level, unlike `max`/`min`)
+    // and passes a NaN through to the select at the end.
+    let xc = x.clamp(MIN_INPUT, MAX_INPUT);
     let k = (xc * LOG2_E + ROUND_SHIFT) - ROUND_SHIFT;
     // r = xc - k·ln2 as the pair r + r_lo: `hi` is exact, and so is the error of `hi - lo`.
     let hi = xc - k * LN2_HI;
