@@ -42,12 +42,14 @@
 //! ```
 #![deny(missing_docs)]
 
+mod huge_pages;
 mod loan;
 mod policy;
 mod pool;
 mod raw;
 mod retained;
 
+pub use huge_pages::ADVICE_MIN_BYTES as HUGE_PAGE_ADVICE_MIN_BYTES;
 pub use loan::{BufferLoan, OverwriteLoan};
 pub use policy::{AllocationPolicy, AllocationRequest, FreshMemory, NoopAllocationPolicy};
 pub use pool::{BufferPool, PoolStats, REUSE_SLACK_BYTES};

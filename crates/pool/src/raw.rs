@@ -86,6 +86,7 @@ impl ErasedBuffer {
         if ptr.is_null() {
             return Err(AllocFailure);
         }
+        crate::huge_pages::advise_huge_pages(ptr, layout.size());
         // INVARIANT: all-zero bytes are a valid value of every strata scalar (see the
         // module doc; `zeroed_memory_reads_as_scalar_zero` checks it for all seven), so
         // the whole buffer counts as initialised.

@@ -135,107 +135,90 @@ struct Tile {
     cols: usize,
 }
 
-/// Walks the tiles in copy order: the outer axes (an odometer), then blocks of `q`, then
-/// blocks of `p`. Two walkers run over the same geometry, the second some tiles ahead to
-/// issue prefetches.
-struct TileWalk<'g, 'a> {
-    g: &'g TileGeometry<'a>,
-    side: usize,
-    idx: Vec<usize>,
-    i0: usize,
-    j0: usize,
-    src_base: isize,
-    dst_base: usize,
-    done: bool,
-}
-
-impl<'g, 'a> TileWalk<'g, 'a> {
-    fn new(g: &'g TileGeometry<'a>, side: usize, offset: isize) -> Self {
-        let done = g.dims.contains(&0);
-        TileWalk { g, side, idx: vec![0; g.outer.len()], i0: 0, j0: 0, src_base: offset, dst_base: 0, done }
+/// Where the prefetches point, as offsets from the tile being copied: the tile that the
+/// walk reaches roughly [`LOOKAHEAD_BYTES`] of source later. Tiles go `p` fastest, then
+/// `q`, then the innermost outer axis, so the distance is a whole number of steps of the
+/// first loop that reaches far enough. Near the end of a loop the hint points past it (at
+/// a tile visited later or not at all): a wasted hint, never a wrong result.
+fn prefetch_delta<T>(g: &TileGeometry<'_>, side: usize) -> (isize, isize) {
+    let tiles_ahead = (LOOKAHEAD_BYTES / (side * side * std::mem::size_of::<T>()).max(1)).max(1);
+    let along_p = g.dims[g.p].div_ceil(side);
+    if along_p > tiles_ahead {
+        let k = (tiles_ahead * side) as isize;
+        return (k * g.strides[g.p], k * g.out_strides[g.p] as isize);
     }
-
-    /// Moves to the next tile position, or marks the walk done after the last one.
-    fn advance(&mut self) {
-        let g = self.g;
-        self.i0 += self.side;
-        if self.i0 < g.dims[g.p] {
-            return;
+    let along_q = g.dims[g.q].div_ceil(side);
+    let rows_ahead = tiles_ahead.div_ceil(along_p);
+    match g.outer.last() {
+        Some(&k) if rows_ahead >= along_q => {
+            let planes = tiles_ahead.div_ceil(along_p * along_q) as isize;
+            (planes * g.strides[k], planes * g.out_strides[k] as isize)
         }
-        self.i0 = 0;
-        self.j0 += self.side;
-        if self.j0 < g.dims[g.q] {
-            return;
+        _ => {
+            let k = (rows_ahead * side) as isize;
+            (k * g.strides[g.q], k)
         }
-        self.j0 = 0;
-        for (slot, &k) in self.idx.iter_mut().zip(&g.outer).rev() {
-            *slot += 1;
-            self.dst_base += g.out_strides[k];
-            self.src_base += g.strides[k];
-            if *slot < g.dims[k] {
-                return;
-            }
-            self.dst_base -= g.dims[k] * g.out_strides[k];
-            self.src_base -= g.dims[k] as isize * g.strides[k];
-            *slot = 0;
-        }
-        self.done = true;
-    }
-}
-
-impl Iterator for TileWalk<'_, '_> {
-    type Item = Tile;
-
-    fn next(&mut self) -> Option<Tile> {
-        if self.done {
-            return None;
-        }
-        let g = self.g;
-        let tile = Tile {
-            src: self.src_base + self.i0 as isize * g.strides[g.p] + self.j0 as isize * g.strides[g.q],
-            dst: self.dst_base + self.i0 * g.out_strides[g.p] + self.j0,
-            rows: self.side.min(g.dims[g.p] - self.i0),
-            cols: self.side.min(g.dims[g.q] - self.j0),
-        };
-        self.advance();
-        Some(tile)
     }
 }
 
 /// Copies every tile of the permutation with `B × B` tiles, prefetching the lines of the
 /// tile [`LOOKAHEAD_BYTES`] ahead.
 fn permute_tiles<T: Scalar, const B: usize>(buf: &[T], g: &TileGeometry<'_>, offset: isize, out: &mut [T]) {
-    let (sp, sq, osp) = (g.strides[g.p], g.strides[g.q], g.out_strides[g.p]);
-    let lookahead = (LOOKAHEAD_BYTES / (B * B * std::mem::size_of::<T>()).max(1)).max(1);
-    let mut lead = TileWalk::new(g, B, offset);
-    for _ in 0..lookahead {
-        lead.next();
+    if g.dims.contains(&0) {
+        return;
     }
+    let (sp, sq, osp) = (g.strides[g.p], g.strides[g.q], g.out_strides[g.p]);
+    let (np, nq) = (g.dims[g.p], g.dims[g.q]);
+    let (ahead_src, ahead_dst) = prefetch_delta::<T>(g, B);
     let (src_ptr, dst_ptr) = (buf.as_ptr(), out.as_ptr());
-    for tile in TileWalk::new(g, B, offset) {
-        if let Some(ahead) = lead.next() {
-            let (last_row, last_col) = ((ahead.rows - 1) as isize, ahead.cols - 1);
-            for a in 0..ahead.cols as isize {
-                let x = ahead.src + a * sq;
-                prefetch_read(src_ptr.wrapping_offset(x));
-                prefetch_read(src_ptr.wrapping_offset(x + last_row * sp));
-            }
-            for b in 0..ahead.rows {
-                let o = ahead.dst + b * osp;
-                prefetch_write(dst_ptr.wrapping_add(o));
-                prefetch_write(dst_ptr.wrapping_add(o + last_col));
-            }
-        }
-        if tile.rows == B && tile.cols == B {
-            copy_full_tile::<T, B>(buf, tile, [sp, sq], osp, out);
-        } else {
-            for i in 0..tile.rows {
-                let o = tile.dst + i * osp;
-                let x = tile.src + i as isize * sp;
-                for (j, d) in out[o..o + tile.cols].iter_mut().enumerate() {
-                    *d = buf[(x + j as isize * sq) as usize];
+    let outer_count: usize = g.outer.iter().map(|&k| g.dims[k]).product();
+    let mut idx = vec![0usize; g.outer.len()];
+    let (mut dst_base, mut src_base) = (0usize, offset);
+    for _ in 0..outer_count {
+        for j0 in (0..nq).step_by(B) {
+            let cols = B.min(nq - j0);
+            for i0 in (0..np).step_by(B) {
+                let tile = Tile {
+                    src: src_base + i0 as isize * sp + j0 as isize * sq,
+                    dst: dst_base + i0 * osp + j0,
+                    rows: B.min(np - i0),
+                    cols,
+                };
+                for a in 0..B as isize {
+                    prefetch_read(src_ptr.wrapping_offset(tile.src + ahead_src + a * sq));
+                }
+                for b in 0..B {
+                    prefetch_write(dst_ptr.wrapping_offset((tile.dst + b * osp) as isize + ahead_dst));
+                }
+                if tile.rows == B && tile.cols == B {
+                    copy_full_tile::<T, B>(buf, tile, [sp, sq], osp, out);
+                } else {
+                    copy_partial_tile(buf, tile, [sp, sq], osp, out);
                 }
             }
+        }
+        // Advance the outer odometer.
+        for (slot, &k) in idx.iter_mut().zip(&g.outer).rev() {
+            *slot += 1;
+            dst_base += g.out_strides[k];
+            src_base += g.strides[k];
+            if *slot < g.dims[k] {
+                break;
+            }
+            dst_base -= g.dims[k] * g.out_strides[k];
+            src_base -= g.dims[k] as isize * g.strides[k];
+            *slot = 0;
+        }
+    }
+}
+
+/// A tile cut by the end of `p` or `q`: element by element.
+fn copy_partial_tile<T: Scalar>(buf: &[T], tile: Tile, [sp, sq]: [isize; 2], osp: usize, out: &mut [T]) {
+    for i in 0..tile.rows {
+        let o = tile.dst + i * osp;
+        let x = tile.src + i as isize * sp;
+        for (j, d) in out[o..o + tile.cols].iter_mut().enumerate() {
+            *d = buf[(x + j as isize * sq) as usize];
         }
     }
 }
@@ -245,22 +228,25 @@ fn permute_tiles<T: Scalar, const B: usize>(buf: &[T], g: &TileGeometry<'_>, off
 /// line before it is used up.
 #[inline(always)]
 fn copy_full_tile<T: Scalar, const B: usize>(buf: &[T], tile: Tile, [sp, sq]: [isize; 2], osp: usize, out: &mut [T]) {
-    let mut block = [[T::zero(); B]; B];
-    for a in 0..B {
-        let x = tile.src + a as isize * sq;
-        if sp == 1 {
-            let run = &buf[x as usize..x as usize + B];
-            for (row, &v) in block.iter_mut().zip(run) {
-                row[a] = v;
-            }
-        } else {
-            for (b, row) in block.iter_mut().enumerate() {
-                row[a] = buf[(x + b as isize * sp) as usize];
+    if sp == 1 {
+        // The B source runs, each checked once; then every output row gathers one column.
+        let runs: [&[T]; B] = std::array::from_fn(|a| {
+            let x = (tile.src + a as isize * sq) as usize;
+            &buf[x..x + B]
+        });
+        for b in 0..B {
+            let o = tile.dst + b * osp;
+            for (d, run) in out[o..o + B].iter_mut().zip(&runs) {
+                *d = run[b];
             }
         }
-    }
-    for (b, row) in block.iter().enumerate() {
-        let o = tile.dst + b * osp;
-        out[o..o + B].copy_from_slice(row);
+    } else {
+        for b in 0..B {
+            let o = tile.dst + b * osp;
+            let x = tile.src + b as isize * sp;
+            for (a, d) in out[o..o + B].iter_mut().enumerate() {
+                *d = buf[(x + a as isize * sq) as usize];
+            }
+        }
     }
 }
