@@ -1,5 +1,6 @@
-//! Data movement: a full-reversal permutation of a 64 MiB rank-4 tensor (against memcpy
-//! of the same bytes) and a gather of 1 Mi rows.
+//! Data movement: a full-reversal permutation of a 64 MiB rank-4 tensor, into a
+//! preallocated destination against memcpy of the same bytes into one, and allocating its
+//! result as users mostly call it; and a gather of 1 Mi rows.
 
 use ndarray::{Array2, ArrayD, Axis, IxDyn};
 use rayon::prelude::*;
@@ -22,7 +23,12 @@ const GATHERED: usize = 1 << 20;
 
 /// Runs the structural cases that pass the filter.
 pub fn run(suite: &mut Suite) {
-    for (case, step) in [("permute_f64_64mib_3210", permute as CaseFn), ("gather_1m_rows", gather_rows)] {
+    let steps: [(&str, CaseFn); 3] = [
+        ("permute_f64_64mib_3210", permute_into),
+        ("permute_alloc_f64_64mib_3210", permute_alloc),
+        ("gather_1m_rows", gather_rows),
+    ];
+    for (case, step) in steps {
         if suite.wants(case)
             && let Err(e) = step(suite, case)
         {
@@ -47,35 +53,69 @@ fn permute_reference(x: &[f64]) -> Vec<f64> {
     out
 }
 
-fn permute(suite: &mut Suite, case: &str) -> Result<(), String> {
-    let strata = Strata::with_threads(suite.threads)?;
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(strata.budget()).build().map_err(|e| e.to_string())?;
+/// The source tensor, its ndarray twin and the expected result.
+fn permute_inputs() -> Result<(Tensor, ArrayD<f64>, Vec<f64>), String> {
     let len: usize = PERMUTE_SHAPE.iter().product();
     let data = random_f64(len, 31);
     let x = Tensor::from(TypedTensor::from_vec(data.clone(), &PERMUTE_SHAPE).map_err(|e| e.to_string())?);
-    let nd = ArrayD::from_shape_vec(IxDyn(&PERMUTE_SHAPE), data.clone()).map_err(|e| e.to_string())?;
+    let want = permute_reference(&data);
+    let nd = ArrayD::from_shape_vec(IxDyn(&PERMUTE_SHAPE), data).map_err(|e| e.to_string())?;
+    Ok((x, nd, want))
+}
+
+/// The permutation kernel against memcpy, both writing into memory that already exists.
+fn permute_into(suite: &mut Suite, case: &str) -> Result<(), String> {
+    let strata = Strata::with_threads(suite.threads)?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(strata.budget()).build().map_err(|e| e.to_string())?;
+    let (x, nd, want) = permute_inputs()?;
+    let len = want.len();
+    let out_shape: Vec<usize> = PERM.iter().map(|&p| PERMUTE_SHAPE[p]).collect();
+    let mut out = Tensor::from(TypedTensor::<f64>::zeros(&out_shape).map_err(|e| e.to_string())?);
+    let mut nd_out = ArrayD::<f64>::zeros(IxDyn(&out_shape));
+    let view = x.view().permute(&PERM).map_err(|e| e.to_string())?;
+    strata.backend().copy_into(view.clone().into(), (&mut out).into()).map_err(|e| e.to_string())?;
+    close("strata", out.as_typed::<f64>().map_err(|e| e.to_string())?.data(), &want, 0.0)?;
+    nd_out.assign(&nd.view().permuted_axes(IxDyn(&PERM)));
+    close("ndarray", nd_out.as_slice().unwrap_or(&[]), &want, 0.0)?;
+
+    // memcpy of the same bytes, split over the same thread count.
+    let source = x.as_typed::<f64>().map_err(|e| e.to_string())?.data();
+    let mut copy = vec![0.0; len];
+    let mut failure = None;
+    let mut parties = vec![
+        Party::new("strata", || {
+            consume(&mut failure, strata.backend().copy_into(view.clone().into(), (&mut out).into()))
+        }),
+        Party::new("ndarray", || nd_out.assign(&nd.view().permuted_axes(IxDyn(&PERM)))),
+        Party::new("memcpy", || {
+            pool.install(|| {
+                copy.par_chunks_mut(1 << 16).zip(source.par_chunks(1 << 16)).for_each(|(d, s)| d.copy_from_slice(s))
+            })
+        }),
+    ];
+    suite.measure(case, Unit::GigabytePerSecond, &mut parties, gbps(16.0 * len as f64));
+    drop(parties);
+    failure.map_or(Ok(()), Err)
+}
+
+/// The permutation as users mostly call it: a fresh result each time (page faults of the
+/// new output included, as for every peer here).
+fn permute_alloc(suite: &mut Suite, case: &str) -> Result<(), String> {
+    let strata = Strata::with_threads(suite.threads)?;
+    let (x, nd, want) = permute_inputs()?;
     let strata_call = || strata.backend().transpose((&x).into(), &PERM);
     let nd_call = || nd.view().permuted_axes(IxDyn(&PERM)).as_standard_layout().into_owned();
-
-    let want = permute_reference(&data);
     let got = strata_call().map_err(|e| e.to_string())?;
     close("strata", got.as_typed::<f64>().map_err(|e| e.to_string())?.data(), &want, 0.0)?;
     drop(got);
     close("ndarray", nd_call().as_slice().unwrap_or(&[]), &want, 0.0)?;
 
-    // memcpy of the same bytes, split over the same thread count.
-    let mut copy = vec![0.0; len];
     let mut failure = None;
     let mut parties = vec![
         Party::new("strata", || consume(&mut failure, strata_call())),
         Party::new("ndarray", || drop(std::hint::black_box(nd_call()))),
-        Party::new("memcpy", || {
-            pool.install(|| {
-                copy.par_chunks_mut(1 << 16).zip(data.par_chunks(1 << 16)).for_each(|(d, s)| d.copy_from_slice(s))
-            })
-        }),
     ];
-    suite.measure(case, Unit::GigabytePerSecond, &mut parties, gbps(16.0 * len as f64));
+    suite.measure(case, Unit::GigabytePerSecond, &mut parties, gbps(16.0 * want.len() as f64));
     drop(parties);
     failure.map_or(Ok(()), Err)
 }
