@@ -4,7 +4,7 @@
 use strata_tensor::config::GatherConfig;
 use strata_tensor::{DType, Error, Result, Scalar, Tensor, TensorRead, TypedView, dispatch_dtype};
 
-use super::index_source::IndexSource;
+use super::index_source::{IndexBuffer, IndexSource};
 use super::parallel::{for_each_piece, parts_for};
 use super::plan_cache::{IndexedPlan, IndexedPlanCache, IndexedPlanKey, StridedShape, plan_for};
 use crate::alloc::fill_output;
@@ -106,8 +106,24 @@ impl GatherPlan {
         operand: &TypedView<'_, T>,
         indices: &IndexSource<'_>,
     ) {
+        // One loop per index type, so that reading an index is a plain load.
+        let idx_offset = indices.layout().offset() as isize;
+        match indices.buffer() {
+            IndexBuffer::I32(b) => self.fill_windows_with(w, first, out, operand, b, idx_offset),
+            IndexBuffer::I64(b) => self.fill_windows_with(w, first, out, operand, b, idx_offset),
+        }
+    }
+
+    fn fill_windows_with<T: Scalar, I: Copy + Into<i64>>(
+        &self,
+        w: usize,
+        first: usize,
+        out: &mut [T],
+        operand: &TypedView<'_, T>,
+        idx: &[I],
+        idx_offset: isize,
+    ) {
         let src = operand.buffer();
-        let src_offset = operand.offset() as isize;
         let batch_rank = self.is_batch.iter().take_while(|&&b| b).count();
         let batch_shape = &self.out_shape[..batch_rank];
         let mut digits = vec![0usize; batch_rank];
@@ -116,20 +132,29 @@ impl GatherPlan {
             digits[d] = rest % batch_shape[d];
             rest /= batch_shape[d];
         }
-        let idx_offset = indices.layout().offset() as isize;
+        // Operand and indices offsets of the current window, advanced incrementally.
+        let (mut op_at, mut idx_at) = (operand.offset() as isize, idx_offset);
+        for (d, &i) in digits.iter().enumerate() {
+            op_at += i as isize * self.op_strides[d];
+            idx_at += i as isize * self.idx_strides[d];
+        }
         for window in out.chunks_exact_mut(w) {
-            let (mut op_at, mut idx_at) = (src_offset, idx_offset);
-            for (d, &i) in digits.iter().enumerate() {
-                op_at += i as isize * self.op_strides[d];
-                idx_at += i as isize * self.idx_strides[d];
+            let mut start = 0isize;
+            for (k, &(stride, max)) in self.components.iter().enumerate() {
+                let v: i64 = idx[(idx_at + k as isize * self.component_stride) as usize].into();
+                start += v.clamp(0, max) as isize * stride;
             }
-            let at = (op_at + self.start_offset(indices, idx_at)) as usize;
-            window.copy_from_slice(&src[at..at + w]);
+            let at = (op_at + start) as usize;
+            copy_window(window, &src[at..at + w]);
             for d in (0..batch_rank).rev() {
                 digits[d] += 1;
+                op_at += self.op_strides[d];
+                idx_at += self.idx_strides[d];
                 if digits[d] < batch_shape[d] {
                     break;
                 }
+                op_at -= batch_shape[d] as isize * self.op_strides[d];
+                idx_at -= batch_shape[d] as isize * self.idx_strides[d];
                 digits[d] = 0;
             }
         }
@@ -251,6 +276,19 @@ impl GatherPlan {
             });
         })?;
         Ok(out.into())
+    }
+}
+
+/// Copies one window. Short windows (an embedding row, a few coordinates) are an element
+/// loop the compiler unrolls; a `memcpy` call costs more than the copy below 16 elements.
+#[inline(always)]
+fn copy_window<T: Copy>(dst: &mut [T], src: &[T]) {
+    if dst.len() <= 16 {
+        for (d, &s) in dst.iter_mut().zip(src) {
+            *d = s;
+        }
+    } else {
+        dst.copy_from_slice(src);
     }
 }
 

@@ -5,8 +5,10 @@ use strata_tensor::{DType, Layout, Result, TensorRead};
 
 /// The index tensor's buffer, in its own integer type.
 #[derive(Clone, Copy, Debug)]
-enum IndexBuffer<'a> {
+pub(crate) enum IndexBuffer<'a> {
+    /// int32 indices.
     I32(&'a [i32]),
+    /// int64 indices.
     I64(&'a [i64]),
 }
 
@@ -32,6 +34,11 @@ impl<'a> IndexSource<'a> {
             }
         };
         Ok(IndexSource { buffer, layout })
+    }
+
+    /// The buffer in its own integer type, for loops that dispatch on it once.
+    pub(crate) fn buffer(&self) -> IndexBuffer<'a> {
+        self.buffer
     }
 
     /// The layout (shape, strides, offset) of the index tensor.

@@ -219,3 +219,44 @@ fn rank_zero_and_empty_outputs() {
         gather(&ctx, &(&v).into(), &(&none).into(), &GatherConfig { index_vector_dim: 1, ..config }, None).unwrap();
     assert_eq!(out.shape(), &[0]);
 }
+
+#[test]
+fn row_gathers_with_two_batch_axes_match_a_hand_loop() {
+    // Windows of 3 (element loop) and of 20 (slice copy), batch shape [7, 9] with starts
+    // read through a transposed int32 view and an int64 tensor; split over four threads
+    // so that pieces start inside the batch odometer.
+    for row_len in [3usize, 20] {
+        let rows = 50;
+        let table: Tensor =
+            Tensor::from_vec((0..rows * row_len).map(|x| x as f64).collect(), &[rows, row_len]).unwrap();
+        let mut rng = Rng::new(row_len as u64);
+        let starts: Vec<i64> = (0..63).map(|_| rng.range(-4, rows as i64 + 4)).collect();
+        let as_i64 = Tensor::from_vec(starts.clone(), &[7, 9, 1]).unwrap();
+        // The same starts stored as [9, 7, 1] int32 and read through a permuted view.
+        let swapped: Vec<i32> = (0..63).map(|k| starts[(k % 7) * 9 + k / 7] as i32).collect();
+        let as_i32 = Tensor::from_vec(swapped, &[9, 7, 1]).unwrap();
+        let as_i32_view = as_i32.view().permute(&[1, 0, 2]).unwrap();
+        let config = GatherConfig {
+            offset_dims: vec![2],
+            collapsed_slice_dims: vec![0],
+            start_index_map: vec![0],
+            index_vector_dim: 2,
+            slice_sizes: vec![1, row_len],
+            ..GatherConfig::default()
+        };
+        let expected: Vec<f64> = starts
+            .iter()
+            .flat_map(|&r| {
+                let r = r.clamp(0, rows as i64 - 1) as usize;
+                (0..row_len).map(move |c| (r * row_len + c) as f64)
+            })
+            .collect();
+        for indices in [TensorRead::from(&as_i64), TensorRead::from(as_i32_view.clone())] {
+            for ctx in [KernelContext::sequential(), threaded()] {
+                let out = gather(&ctx, &(&table).into(), &indices, &config, None).unwrap();
+                assert_eq!(out.shape(), &[7, 9, row_len]);
+                assert_eq!(data::<f64>(&out), expected, "row_len {row_len}");
+            }
+        }
+    }
+}
