@@ -1,5 +1,11 @@
 //! The built-in faer provider: pure Rust, any strides, conjugation for free, parallel on
 //! the current Rayon pool (the domain's workers) with a per-call thread count.
+//!
+//! With several threads a product is cut into one panel of C per thread (rows, or columns
+//! when C is wider than tall), each computed by faer's sequential kernel: measured on this
+//! project's 2-vCPU machine at m = n = k = 1024 (f64), 150-160 GFLOP/s against 120-125 for
+//! faer's own two-thread split, and far less sensitive to a busy second core. Products too
+//! narrow to cut into panels of [`MIN_PANEL`] use faer's own parallelism.
 
 use faer::linalg::matmul::matmul;
 use faer::traits::{ComplexField, Conjugate};
@@ -12,8 +18,8 @@ use crate::scalar::GemmScalar;
 
 /// GEMM through `faer::linalg::matmul::matmul`, one call per batch entry.
 ///
-/// `threads == 1` runs with `Par::Seq` on the calling thread; `threads > 1` uses
-/// `Par::rayon(threads)`, which forks on the *current* Rayon pool. The engine calls it
+/// `threads == 1` runs with `Par::Seq` on the calling thread; `threads > 1` forks panels
+/// (or faer's `Par::rayon(threads)`) on the *current* Rayon pool. The engine calls it
 /// from inside the domain's executor, so those are the domain's pinned workers; called
 /// from outside any pool it would use Rayon's global pool, which strata never does.
 ///
@@ -33,6 +39,62 @@ use crate::scalar::GemmScalar;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FaerGemmProvider;
 
+/// The fewest rows (or columns) of C a panel gets: below it, faer's own blocking inside
+/// one call parallelises better than thin independent panels.
+pub const MIN_PANEL: usize = 64;
+
+/// `C = accum(C) + alpha · A · B` on `threads` workers of the current Rayon pool: one
+/// sequential faer call per panel of C, split in halves recursively with `rayon::join`.
+fn matmul_in_panels<T, L, R>(
+    c: MatMut<'_, T>,
+    accum: Accum,
+    a: MatRef<'_, L>,
+    b: MatRef<'_, R>,
+    alpha: T,
+    threads: usize,
+) where
+    T: ComplexField,
+    L: Conjugate<Canonical = T>,
+    R: Conjugate<Canonical = T>,
+{
+    let (m, n) = (c.nrows(), c.ncols());
+    let panels = threads.min(m.max(n) / MIN_PANEL);
+    if threads > 1 && panels <= 1 {
+        return matmul(c, accum, a, b, alpha, Par::rayon(threads));
+    }
+    split_panels(c, accum, a, b, alpha, panels.max(1));
+}
+
+fn split_panels<T, L, R>(c: MatMut<'_, T>, accum: Accum, a: MatRef<'_, L>, b: MatRef<'_, R>, alpha: T, panels: usize)
+where
+    T: ComplexField,
+    L: Conjugate<Canonical = T>,
+    R: Conjugate<Canonical = T>,
+{
+    if panels <= 1 {
+        return matmul(c, accum, a, b, alpha, Par::Seq);
+    }
+    let left = panels / 2;
+    let alpha_right = alpha.clone();
+    if c.nrows() >= c.ncols() {
+        let rows = c.nrows() * left / panels;
+        let (c0, c1) = c.split_at_row_mut(rows);
+        let (a0, a1) = a.split_at_row(rows);
+        rayon::join(
+            || split_panels(c0, accum, a0, b, alpha, left),
+            || split_panels(c1, accum, a1, b, alpha_right, panels - left),
+        );
+    } else {
+        let cols = c.ncols() * left / panels;
+        let (c0, c1) = c.split_at_col_mut(cols);
+        let (b0, b1) = b.split_at_col(cols);
+        rayon::join(
+            || split_panels(c0, accum, a, b0, alpha, left),
+            || split_panels(c1, accum, a, b1, alpha_right, panels - left),
+        );
+    }
+}
+
 impl FaerGemmProvider {
     fn run<T>(&self, job: &mut BatchedGemm<'_, T>, threads: usize) -> Result<(), GemmError>
     where
@@ -42,7 +104,6 @@ impl FaerGemmProvider {
         if job.finish_trivial() {
             return Ok(());
         }
-        let par = if threads == 1 { Par::Seq } else { Par::rayon(threads) };
         let accum = if job.beta == T::zero() {
             Accum::Replace
         } else {
@@ -69,10 +130,10 @@ impl FaerGemmProvider {
             };
             // Conjugation is a view flag in faer; real types conjugate to themselves.
             match (job.conj_a, job.conj_b) {
-                (false, false) => matmul(cm, accum, am, bm, alpha, par),
-                (true, false) => matmul(cm, accum, am.conjugate(), bm, alpha, par),
-                (false, true) => matmul(cm, accum, am, bm.conjugate(), alpha, par),
-                (true, true) => matmul(cm, accum, am.conjugate(), bm.conjugate(), alpha, par),
+                (false, false) => matmul_in_panels(cm, accum, am, bm, alpha, threads),
+                (true, false) => matmul_in_panels(cm, accum, am.conjugate(), bm, alpha, threads),
+                (false, true) => matmul_in_panels(cm, accum, am, bm.conjugate(), alpha, threads),
+                (true, true) => matmul_in_panels(cm, accum, am.conjugate(), bm.conjugate(), alpha, threads),
             }
         }
         Ok(())

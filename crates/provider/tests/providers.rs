@@ -116,6 +116,36 @@ fn faer_matches_reference_in_a_two_thread_pool() {
     });
 }
 
+#[test]
+fn faer_panels_match_reference_for_tall_wide_and_narrow_products() {
+    // Tall (row panels), wide (column panels) and narrow (faer's own split) products on
+    // 2, 3 and 4 threads, with conjugation, strided layouts and beta != 0.
+    let shapes = [(200usize, 70usize, 33usize), (66, 260, 40), (130, 20, 17), (40, 40, 300)];
+    for threads in [2usize, 3, 4] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        for (i, &(m, n, k)) in shapes.iter().enumerate() {
+            let case = Case {
+                batch: 2,
+                m,
+                n,
+                k,
+                la: if i % 2 == 0 { Layout::ColMajor } else { Layout::RowMajorPadded },
+                lb: Layout::NegRows,
+                lc: if i % 2 == 0 { Layout::RowMajorPadded } else { Layout::NegCols },
+                conj_a: i % 2 == 1,
+                conj_b: i == 0,
+                alpha_kind: 2,
+                beta_kind: 2,
+                seed: 11 + i as u64,
+            };
+            pool.install(|| {
+                assert!(check_case::<f64>(&case, |job| f64::gemm(&FaerGemmProvider, job, threads)).unwrap());
+                assert!(check_case::<c32>(&case, |job| c32::gemm(&FaerGemmProvider, job, threads)).unwrap());
+            });
+        }
+    }
+}
+
 /// BLAS-style providers refuse some layouts; the ones they must accept.
 fn blas_must_accept(provider: &dyn GemmProvider) {
     for la in [Layout::RowMajor, Layout::ColMajor, Layout::RowMajorPadded, Layout::BroadcastBatch] {
