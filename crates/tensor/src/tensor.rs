@@ -2,6 +2,7 @@
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::extents::Extents;
 use crate::scalar::{Scalar, c32, c64};
 use crate::shape::{checked_len, row_major_strides};
 use crate::view::{TensorView, TensorViewMut, TypedView, TypedViewMut};
@@ -23,7 +24,7 @@ use crate::view::{TensorView, TensorViewMut, TypedView, TypedViewMut};
 #[derive(Clone, Debug, PartialEq)]
 pub struct TypedTensor<T> {
     data: Vec<T>,
-    shape: Vec<usize>,
+    shape: Extents,
 }
 
 impl<T: Scalar> TypedTensor<T> {
@@ -36,7 +37,7 @@ impl<T: Scalar> TypedTensor<T> {
                 format!("shape {shape:?} needs {len} elements, the buffer has {}", data.len()),
             ));
         }
-        Ok(TypedTensor { data, shape: shape.to_vec() })
+        Ok(TypedTensor { data, shape: Extents::from_slice(shape) })
     }
 
     /// A tensor of zeros (`false` for bool).
@@ -48,7 +49,7 @@ impl<T: Scalar> TypedTensor<T> {
     pub fn filled(shape: &[usize], value: T) -> Result<Self> {
         let len = checked_len("TypedTensor::filled", shape)?;
         let data = try_vec_filled("TypedTensor::filled", len, value)?;
-        Ok(TypedTensor { data, shape: shape.to_vec() })
+        Ok(TypedTensor { data, shape: Extents::from_slice(shape) })
     }
 
     /// A tensor whose element at multi-index `i` is `f(i)`, visited in row-major order.
@@ -69,12 +70,12 @@ impl<T: Scalar> TypedTensor<T> {
                 index[axis] = 0;
             }
         }
-        Ok(TypedTensor { data, shape: shape.to_vec() })
+        Ok(TypedTensor { data, shape: Extents::from_slice(shape) })
     }
 
     /// A rank-0 tensor holding `value`.
     pub fn scalar(value: T) -> Self {
-        TypedTensor { data: vec![value], shape: Vec::new() }
+        TypedTensor { data: vec![value], shape: Extents::from_slice(&[]) }
     }
 
     /// The extents, outermost first.
@@ -113,7 +114,7 @@ impl<T: Scalar> TypedTensor<T> {
             return None;
         }
         let mut flat = 0usize;
-        for (&i, &d) in index.iter().zip(&self.shape) {
+        for (&i, &d) in index.iter().zip(self.shape.iter()) {
             if i >= d {
                 return None;
             }
@@ -129,7 +130,7 @@ impl<T: Scalar> TypedTensor<T> {
 
     /// Consumes the tensor, giving its buffer and shape.
     pub fn into_parts(self) -> (Vec<T>, Vec<usize>) {
-        (self.data, self.shape)
+        (self.data, self.shape.into_vec())
     }
 
     /// Reinterprets the same row-major buffer under another shape of equal element count.
@@ -145,19 +146,19 @@ impl<T: Scalar> TypedTensor<T> {
                 ),
             ));
         }
-        Ok(TypedTensor { data: self.data, shape: shape.to_vec() })
+        Ok(TypedTensor { data: self.data, shape: Extents::from_slice(shape) })
     }
 
     /// A view of the whole tensor (row-major strides, offset 0).
     pub fn view(&self) -> TypedView<'_, T> {
         // INVARIANT: data.len() == product(shape), so the row-major layout is in bounds.
-        TypedView::from_parts_unchecked(&self.data, self.shape.clone(), row_major_strides(&self.shape), 0)
+        TypedView::from_parts_unchecked(&self.data, self.shape.to_vec(), row_major_strides(&self.shape), 0)
     }
 
     /// A mutable view of the whole tensor.
     pub fn view_mut(&mut self) -> TypedViewMut<'_, T> {
         let strides = row_major_strides(&self.shape);
-        let shape = self.shape.clone();
+        let shape = self.shape.to_vec();
         // INVARIANT: a row-major layout of a tensor's own shape is in bounds and alias-free.
         TypedViewMut::from_parts_unchecked(&mut self.data, shape, strides, 0)
     }
