@@ -29,6 +29,7 @@ pub struct TypedTensor<T> {
 
 impl<T: Scalar> TypedTensor<T> {
     /// A tensor over `data` in row-major order; errors when the length disagrees with `shape`.
+    #[inline]
     pub fn from_vec(data: Vec<T>, shape: &[usize]) -> Result<Self> {
         let len = checked_len("TypedTensor::from_vec", shape)?;
         if data.len() != len {
@@ -79,6 +80,7 @@ impl<T: Scalar> TypedTensor<T> {
     }
 
     /// The extents, outermost first.
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
@@ -89,6 +91,7 @@ impl<T: Scalar> TypedTensor<T> {
     }
 
     /// Number of elements.
+    #[inline]
     pub fn len(&self) -> usize {
         self.data.len()
     }
@@ -99,6 +102,7 @@ impl<T: Scalar> TypedTensor<T> {
     }
 
     /// The elements in row-major order.
+    #[inline]
     pub fn data(&self) -> &[T] {
         &self.data
     }
@@ -239,6 +243,7 @@ impl Tensor {
     }
 
     /// The element type.
+    #[inline]
     pub fn dtype(&self) -> DType {
         match self {
             Tensor::F32(_) => DType::F32,
@@ -252,6 +257,7 @@ impl Tensor {
     }
 
     /// The extents, outermost first.
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         each_variant!(self, t => t.shape())
     }
@@ -262,6 +268,7 @@ impl Tensor {
     }
 
     /// Number of elements.
+    #[inline]
     pub fn len(&self) -> usize {
         each_variant!(self, t => t.len())
     }
