@@ -7,15 +7,17 @@
 //! caches serve such a request in a few dozen instructions without a shared lock, while a
 //! pool acquire takes the pool's lock and searches its size classes, and a fresh output
 //! (which leaves the pool with the tensor) then misses anyway. The pool earns its keep on
-//! large buffers, where reuse saves page faults and keeps memory on the domain's node; a
-//! buffer under one page has neither cost. (Recorded in docs/DECISIONS.md.)
+//! large buffers, where reuse saves page faults; a buffer under one page has no such
+//! cost. A pool that belongs to a NUMA node serves every output, small ones included, so
+//! that its placement policy decides where all of a node domain's results live.
+//! (Recorded in docs/DECISIONS.md.)
 
 use strata_tensor::{Result, Scalar, TypedTensor, shape::checked_len};
 
 use crate::context::KernelContext;
 
 /// Largest output, in bytes, taken from the global allocator rather than the context's
-/// pool: one small page.
+/// pool (unless the pool belongs to a NUMA node): one small page.
 pub(crate) const SMALL_OUTPUT_BYTES: usize = 4096;
 
 /// Allocates a row-major output of `shape` and lets `write` fill it. `write` must
@@ -30,7 +32,7 @@ pub(crate) fn fill_output<T: Scalar>(
     let len = checked_len(op, shape)?;
     let small = len <= SMALL_OUTPUT_BYTES / T::DTYPE.size_bytes();
     match ctx.pool() {
-        Some(pool) if !small => {
+        Some(pool) if !small || pool.numa_node().is_some() => {
             let loan = pool.acquire_for_overwrite::<T>(len).map_err(|e| e.in_op(op))?;
             let (filled, ()) = loan.write_with(write);
             filled.into_tensor(shape).map_err(|e| e.in_op(op))
@@ -82,6 +84,15 @@ mod tests {
         let big = filled(&ctx, &[limit + 1]);
         assert_eq!(big.data()[limit], limit as f64);
         assert_eq!(pool.stats().misses, 1, "a large output comes from the pool");
+    }
+
+    #[test]
+    fn a_node_pool_serves_small_outputs_too() {
+        let pool = BufferPool::on_node(1 << 20, 0, std::sync::Arc::new(strata_pool::NoopAllocationPolicy));
+        let ctx = KernelContext::sequential().with_pool(&pool);
+        let t = filled(&ctx, &[3]);
+        assert_eq!(t.data(), &[0.0, 1.0, 2.0]);
+        assert_eq!(pool.stats().misses, 1, "the node pool placed the small output");
     }
 
     #[test]
