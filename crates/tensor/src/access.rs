@@ -83,7 +83,7 @@ impl<'a> TensorRead<'a> {
     pub fn contiguous<T: Scalar>(&self) -> Option<&'a [T]> {
         match self {
             TensorRead::Tensor(t) => T::tensor_ref(t).map(|t| t.data()),
-            TensorRead::View(v) => T::from_view(v.clone()).ok().and_then(|v| v.as_contiguous()),
+            TensorRead::View(v) => T::view_ref(v).and_then(|v| v.as_contiguous()),
         }
     }
 }
@@ -181,7 +181,7 @@ impl<'a> TensorWrite<'a> {
     pub fn contiguous_mut<T: Scalar>(&mut self) -> Option<&mut [T]> {
         match self {
             TensorWrite::Tensor(t) => T::tensor_mut(t).map(|t| t.data_mut()),
-            TensorWrite::View(v) => T::from_view_mut(v.reborrow()).ok().and_then(|v| v.into_contiguous_mut()),
+            TensorWrite::View(v) => T::view_mut_ref(v).and_then(|v| v.as_contiguous_mut()),
         }
     }
 

@@ -3,8 +3,9 @@
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::extents::Extents;
+use crate::layout::Layout;
 use crate::scalar::{Scalar, c32, c64};
-use crate::shape::{checked_len, row_major_strides};
+use crate::shape::checked_len;
 use crate::view::{TensorView, TensorViewMut, TypedView, TypedViewMut};
 
 /// An owned tensor of element type `T`: a compact row-major buffer and its shape.
@@ -156,15 +157,14 @@ impl<T: Scalar> TypedTensor<T> {
     /// A view of the whole tensor (row-major strides, offset 0).
     pub fn view(&self) -> TypedView<'_, T> {
         // INVARIANT: data.len() == product(shape), so the row-major layout is in bounds.
-        TypedView::from_parts_unchecked(&self.data, self.shape.to_vec(), row_major_strides(&self.shape), 0)
+        TypedView::from_layout_unchecked(&self.data, Layout::row_major(&self.shape))
     }
 
     /// A mutable view of the whole tensor.
     pub fn view_mut(&mut self) -> TypedViewMut<'_, T> {
-        let strides = row_major_strides(&self.shape);
-        let shape = self.shape.to_vec();
+        let layout = Layout::row_major(&self.shape);
         // INVARIANT: a row-major layout of a tensor's own shape is in bounds and alias-free.
-        TypedViewMut::from_parts_unchecked(&mut self.data, shape, strides, 0)
+        TypedViewMut::from_layout_unchecked(&mut self.data, layout)
     }
 }
 
