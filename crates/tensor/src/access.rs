@@ -28,6 +28,7 @@ pub enum TensorRead<'a> {
 
 impl<'a> TensorRead<'a> {
     /// The element type.
+    #[inline]
     pub fn dtype(&self) -> DType {
         match self {
             TensorRead::Tensor(t) => t.dtype(),
@@ -36,6 +37,7 @@ impl<'a> TensorRead<'a> {
     }
 
     /// The extents.
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         match self {
             TensorRead::Tensor(t) => t.shape(),
@@ -49,6 +51,7 @@ impl<'a> TensorRead<'a> {
     }
 
     /// Number of elements.
+    #[inline]
     pub fn len(&self) -> usize {
         match self {
             TensorRead::Tensor(t) => t.len(),
@@ -76,10 +79,11 @@ impl<'a> TensorRead<'a> {
 
     /// The elements as one row-major slice when the input is of type `T` and compact
     /// row-major; the fast path every kernel tries first.
+    #[inline]
     pub fn contiguous<T: Scalar>(&self) -> Option<&'a [T]> {
         match self {
             TensorRead::Tensor(t) => T::tensor_ref(t).map(|t| t.data()),
-            TensorRead::View(v) => T::from_view(v.clone()).ok().and_then(|v| v.as_contiguous()),
+            TensorRead::View(v) => T::view_ref(v).and_then(|v| v.as_contiguous()),
         }
     }
 }
@@ -120,6 +124,7 @@ pub enum TensorWrite<'a> {
 
 impl<'a> TensorWrite<'a> {
     /// The element type.
+    #[inline]
     pub fn dtype(&self) -> DType {
         match self {
             TensorWrite::Tensor(t) => t.dtype(),
@@ -128,6 +133,7 @@ impl<'a> TensorWrite<'a> {
     }
 
     /// The extents.
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         match self {
             TensorWrite::Tensor(t) => t.shape(),
@@ -136,6 +142,7 @@ impl<'a> TensorWrite<'a> {
     }
 
     /// Number of elements.
+    #[inline]
     pub fn len(&self) -> usize {
         match self {
             TensorWrite::Tensor(t) => t.len(),
@@ -170,14 +177,16 @@ impl<'a> TensorWrite<'a> {
     }
 
     /// The elements as one mutable row-major slice when of type `T` and compact row-major.
+    #[inline]
     pub fn contiguous_mut<T: Scalar>(&mut self) -> Option<&mut [T]> {
         match self {
             TensorWrite::Tensor(t) => T::tensor_mut(t).map(|t| t.data_mut()),
-            TensorWrite::View(v) => T::from_view_mut(v.reborrow()).ok().and_then(|v| v.into_contiguous_mut()),
+            TensorWrite::View(v) => T::view_mut_ref(v).and_then(|v| v.as_contiguous_mut()),
         }
     }
 
     /// Checks that the destination has exactly `dtype` and `shape`, naming `op` otherwise.
+    #[inline]
     pub fn expect(&self, op: &'static str, dtype: DType, shape: &[usize]) -> Result<()> {
         if self.dtype() != dtype {
             return Err(Error::dtype_mismatch(

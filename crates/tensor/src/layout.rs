@@ -5,7 +5,8 @@
 //! checked against it once, at construction.
 
 use crate::error::{Error, Result};
-use crate::shape::{check_axis, check_permutation, checked_len, row_major_strides};
+use crate::extents::{AxisList, Extents};
+use crate::shape::{check_axis, check_permutation, checked_len};
 
 /// Shape, signed element strides and offset of a strided tensor.
 ///
@@ -21,15 +22,16 @@ use crate::shape::{check_axis, check_permutation, checked_len, row_major_strides
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Layout {
-    shape: Vec<usize>,
-    strides: Vec<isize>,
+    shape: Extents,
+    strides: AxisList<isize>,
     offset: usize,
 }
 
 impl Layout {
     /// The compact row-major layout of `shape` at offset 0.
+    #[inline]
     pub fn row_major(shape: &[usize]) -> Layout {
-        Layout { shape: shape.to_vec(), strides: row_major_strides(shape), offset: 0 }
+        Layout { shape: Extents::from_slice(shape), strides: row_major_list(shape), offset: 0 }
     }
 
     /// A layout checked to address only elements inside a buffer of `buffer_len`
@@ -48,7 +50,7 @@ impl Layout {
             ));
         }
         checked_len(op, &shape)?;
-        let layout = Layout { shape, strides, offset };
+        let layout = Layout { shape: Extents::from_vec(shape), strides: AxisList::from_vec(strides), offset };
         if let Some((lo, hi)) = layout.span()
             && (lo < 0 || hi >= buffer_len as i128)
         {
@@ -63,27 +65,26 @@ impl Layout {
         Ok(layout)
     }
 
-    /// Builds a layout without checks; callers establish bounds themselves.
-    pub(crate) fn from_parts_unchecked(shape: Vec<usize>, strides: Vec<isize>, offset: usize) -> Layout {
-        Layout { shape, strides, offset }
-    }
-
     /// The extents, outermost first.
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
 
     /// Signed element strides, one per axis.
+    #[inline]
     pub fn strides(&self) -> &[isize] {
         &self.strides
     }
 
     /// Buffer index of the element at multi-index zero.
+    #[inline]
     pub fn offset(&self) -> usize {
         self.offset
     }
 
     /// Number of axes.
+    #[inline]
     pub fn rank(&self) -> usize {
         self.shape.len()
     }
@@ -106,7 +107,7 @@ impl Layout {
         }
         let mut lo = self.offset as i128;
         let mut hi = self.offset as i128;
-        for (&d, &s) in self.shape.iter().zip(&self.strides) {
+        for (&d, &s) in self.shape.iter().zip(self.strides.iter()) {
             let reach = (d as i128 - 1) * s as i128;
             if reach < 0 {
                 lo += reach;
@@ -121,7 +122,7 @@ impl Layout {
     #[inline]
     pub fn offset_of(&self, index: &[usize]) -> usize {
         let mut at = self.offset as isize;
-        for (&i, &s) in index.iter().zip(&self.strides) {
+        for (&i, &s) in index.iter().zip(self.strides.iter()) {
             at += i as isize * s;
         }
         at as usize
@@ -129,9 +130,10 @@ impl Layout {
 
     /// True when the layout is compact row-major (possibly at a non-zero offset):
     /// the addressed elements are `offset..offset + len` in order.
+    #[inline]
     pub fn is_row_major_contiguous(&self) -> bool {
         let mut expected: isize = 1;
-        for (&d, &s) in self.shape.iter().zip(&self.strides).rev() {
+        for (&d, &s) in self.shape.iter().zip(self.strides.iter()).rev() {
             if d != 1 && s != expected {
                 return false;
             }
@@ -152,7 +154,7 @@ impl Layout {
         let mut axes: Vec<(u128, u128)> = self
             .shape
             .iter()
-            .zip(&self.strides)
+            .zip(self.strides.iter())
             .filter(|(d, _)| **d > 1)
             .map(|(&d, &s)| (s.unsigned_abs() as u128, d as u128))
             .collect();
@@ -238,7 +240,7 @@ impl Layout {
             return Err(Error::invalid_argument(OP, format!("broadcast_dimensions {dims:?} must be increasing")));
         }
         checked_len(OP, out_shape)?;
-        let mut strides = vec![0isize; out_shape.len()];
+        let mut strides = AxisList::filled(out_shape.len(), 0isize);
         for (k, &target) in dims.iter().enumerate() {
             let (d, t) = (self.shape[k], out_shape[target]);
             if d == t {
@@ -252,7 +254,7 @@ impl Layout {
                 ));
             }
         }
-        Ok(Layout { shape: out_shape.to_vec(), strides, offset: self.offset })
+        Ok(Layout { shape: Extents::from_slice(out_shape), strides, offset: self.offset })
     }
 
     /// Inserts an axis of extent 1 at position `axis` (`0..=rank`).
@@ -281,12 +283,24 @@ impl Layout {
 
     /// The column-major (Fortran order) layout of `shape` at offset 0.
     pub fn column_major(shape: &[usize]) -> Layout {
-        let mut strides = vec![0isize; shape.len()];
+        let mut strides = AxisList::filled(shape.len(), 0isize);
         let mut acc: isize = 1;
         for (s, &d) in strides.iter_mut().zip(shape) {
             *s = acc;
             acc = acc.wrapping_mul(d.max(1) as isize);
         }
-        Layout { shape: shape.to_vec(), strides, offset: 0 }
+        Layout { shape: Extents::from_slice(shape), strides, offset: 0 }
     }
+}
+
+/// Row-major strides of `shape` (as [`crate::shape::row_major_strides`], without a heap
+/// allocation for short shapes).
+fn row_major_list(shape: &[usize]) -> AxisList<isize> {
+    let mut strides = AxisList::filled(shape.len(), 0isize);
+    let mut acc: isize = 1;
+    for (s, &d) in strides.iter_mut().zip(shape).rev() {
+        *s = acc;
+        acc = acc.wrapping_mul(d.max(1) as isize);
+    }
+    strides
 }

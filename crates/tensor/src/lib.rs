@@ -33,6 +33,7 @@ mod cache_stats;
 pub mod config;
 mod dtype;
 mod error;
+mod extents;
 mod layout;
 mod scalar;
 pub mod shape;

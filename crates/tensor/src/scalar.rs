@@ -61,6 +61,11 @@ pub trait Scalar: Copy + Send + Sync + Debug + PartialEq + Default + 'static + s
     fn into_view_mut(v: TypedViewMut<'_, Self>) -> TensorViewMut<'_>;
     /// Unwraps an erased mutable view, giving it back unchanged when the dtype differs.
     fn from_view_mut(v: TensorViewMut<'_>) -> Result<TypedViewMut<'_, Self>, TensorViewMut<'_>>;
+    /// Borrows the typed view inside an erased view, if the dtype matches (no clone of
+    /// its layout).
+    fn view_ref<'v, 'a>(v: &'v TensorView<'a>) -> Option<&'v TypedView<'a, Self>>;
+    /// Mutably borrows the typed view inside an erased mutable view, if the dtype matches.
+    fn view_mut_ref<'v, 'a>(v: &'v mut TensorViewMut<'a>) -> Option<&'v mut TypedViewMut<'a, Self>>;
 }
 
 macro_rules! impl_scalar {
@@ -118,6 +123,20 @@ macro_rules! impl_scalar {
                 match v {
                     TensorViewMut::$variant(v) => Ok(v),
                     other => Err(other),
+                }
+            }
+            #[inline]
+            fn view_ref<'v, 'a>(v: &'v TensorView<'a>) -> Option<&'v TypedView<'a, Self>> {
+                match v {
+                    TensorView::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+            #[inline]
+            fn view_mut_ref<'v, 'a>(v: &'v mut TensorViewMut<'a>) -> Option<&'v mut TypedViewMut<'a, Self>> {
+                match v {
+                    TensorViewMut::$variant(v) => Some(v),
+                    _ => None,
                 }
             }
         }

@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 /// assert_eq!(checked_len("zeros", &[]).unwrap(), 1);
 /// assert!(checked_len("zeros", &[usize::MAX, 2]).is_err());
 /// ```
+#[inline]
 pub fn checked_len(op: &'static str, shape: &[usize]) -> Result<usize> {
     let mut len: usize = 1;
     for &d in shape {

@@ -2,8 +2,10 @@
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::extents::Extents;
+use crate::layout::Layout;
 use crate::scalar::{Scalar, c32, c64};
-use crate::shape::{checked_len, row_major_strides};
+use crate::shape::checked_len;
 use crate::view::{TensorView, TensorViewMut, TypedView, TypedViewMut};
 
 /// An owned tensor of element type `T`: a compact row-major buffer and its shape.
@@ -23,11 +25,12 @@ use crate::view::{TensorView, TensorViewMut, TypedView, TypedViewMut};
 #[derive(Clone, Debug, PartialEq)]
 pub struct TypedTensor<T> {
     data: Vec<T>,
-    shape: Vec<usize>,
+    shape: Extents,
 }
 
 impl<T: Scalar> TypedTensor<T> {
     /// A tensor over `data` in row-major order; errors when the length disagrees with `shape`.
+    #[inline]
     pub fn from_vec(data: Vec<T>, shape: &[usize]) -> Result<Self> {
         let len = checked_len("TypedTensor::from_vec", shape)?;
         if data.len() != len {
@@ -36,7 +39,7 @@ impl<T: Scalar> TypedTensor<T> {
                 format!("shape {shape:?} needs {len} elements, the buffer has {}", data.len()),
             ));
         }
-        Ok(TypedTensor { data, shape: shape.to_vec() })
+        Ok(TypedTensor { data, shape: Extents::from_slice(shape) })
     }
 
     /// A tensor of zeros (`false` for bool).
@@ -48,7 +51,7 @@ impl<T: Scalar> TypedTensor<T> {
     pub fn filled(shape: &[usize], value: T) -> Result<Self> {
         let len = checked_len("TypedTensor::filled", shape)?;
         let data = try_vec_filled("TypedTensor::filled", len, value)?;
-        Ok(TypedTensor { data, shape: shape.to_vec() })
+        Ok(TypedTensor { data, shape: Extents::from_slice(shape) })
     }
 
     /// A tensor whose element at multi-index `i` is `f(i)`, visited in row-major order.
@@ -69,15 +72,16 @@ impl<T: Scalar> TypedTensor<T> {
                 index[axis] = 0;
             }
         }
-        Ok(TypedTensor { data, shape: shape.to_vec() })
+        Ok(TypedTensor { data, shape: Extents::from_slice(shape) })
     }
 
     /// A rank-0 tensor holding `value`.
     pub fn scalar(value: T) -> Self {
-        TypedTensor { data: vec![value], shape: Vec::new() }
+        TypedTensor { data: vec![value], shape: Extents::from_slice(&[]) }
     }
 
     /// The extents, outermost first.
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
@@ -88,6 +92,7 @@ impl<T: Scalar> TypedTensor<T> {
     }
 
     /// Number of elements.
+    #[inline]
     pub fn len(&self) -> usize {
         self.data.len()
     }
@@ -98,6 +103,7 @@ impl<T: Scalar> TypedTensor<T> {
     }
 
     /// The elements in row-major order.
+    #[inline]
     pub fn data(&self) -> &[T] {
         &self.data
     }
@@ -113,7 +119,7 @@ impl<T: Scalar> TypedTensor<T> {
             return None;
         }
         let mut flat = 0usize;
-        for (&i, &d) in index.iter().zip(&self.shape) {
+        for (&i, &d) in index.iter().zip(self.shape.iter()) {
             if i >= d {
                 return None;
             }
@@ -129,7 +135,7 @@ impl<T: Scalar> TypedTensor<T> {
 
     /// Consumes the tensor, giving its buffer and shape.
     pub fn into_parts(self) -> (Vec<T>, Vec<usize>) {
-        (self.data, self.shape)
+        (self.data, self.shape.into_vec())
     }
 
     /// Reinterprets the same row-major buffer under another shape of equal element count.
@@ -145,21 +151,20 @@ impl<T: Scalar> TypedTensor<T> {
                 ),
             ));
         }
-        Ok(TypedTensor { data: self.data, shape: shape.to_vec() })
+        Ok(TypedTensor { data: self.data, shape: Extents::from_slice(shape) })
     }
 
     /// A view of the whole tensor (row-major strides, offset 0).
     pub fn view(&self) -> TypedView<'_, T> {
         // INVARIANT: data.len() == product(shape), so the row-major layout is in bounds.
-        TypedView::from_parts_unchecked(&self.data, self.shape.clone(), row_major_strides(&self.shape), 0)
+        TypedView::from_layout_unchecked(&self.data, Layout::row_major(&self.shape))
     }
 
     /// A mutable view of the whole tensor.
     pub fn view_mut(&mut self) -> TypedViewMut<'_, T> {
-        let strides = row_major_strides(&self.shape);
-        let shape = self.shape.clone();
+        let layout = Layout::row_major(&self.shape);
         // INVARIANT: a row-major layout of a tensor's own shape is in bounds and alias-free.
-        TypedViewMut::from_parts_unchecked(&mut self.data, shape, strides, 0)
+        TypedViewMut::from_layout_unchecked(&mut self.data, layout)
     }
 }
 
@@ -238,6 +243,7 @@ impl Tensor {
     }
 
     /// The element type.
+    #[inline]
     pub fn dtype(&self) -> DType {
         match self {
             Tensor::F32(_) => DType::F32,
@@ -251,6 +257,7 @@ impl Tensor {
     }
 
     /// The extents, outermost first.
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         each_variant!(self, t => t.shape())
     }
@@ -261,6 +268,7 @@ impl Tensor {
     }
 
     /// Number of elements.
+    #[inline]
     pub fn len(&self) -> usize {
         each_variant!(self, t => t.len())
     }

@@ -88,8 +88,10 @@ impl<'a, T: Scalar> TypedView<'a, T> {
         Ok(())
     }
 
-    pub(crate) fn from_parts_unchecked(data: &'a [T], shape: Vec<usize>, strides: Vec<isize>, offset: usize) -> Self {
-        TypedView { data, layout: Layout::from_parts_unchecked(shape, strides, offset) }
+    /// A view over `data` with a layout the caller has checked against it.
+    #[inline]
+    pub(crate) fn from_layout_unchecked(data: &'a [T], layout: Layout) -> Self {
+        TypedView { data, layout }
     }
 
     /// The layout (shape, strides, offset).
@@ -97,6 +99,7 @@ impl<'a, T: Scalar> TypedView<'a, T> {
         &self.layout
     }
     /// The extents.
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         self.layout.shape()
     }
@@ -121,11 +124,13 @@ impl<'a, T: Scalar> TypedView<'a, T> {
         self.layout.is_empty()
     }
     /// The whole underlying buffer (the layout says which elements belong to the view).
+    #[inline]
     pub fn buffer(&self) -> &'a [T] {
         self.data
     }
 
     /// The elements as one row-major slice, when the layout is compact row-major.
+    #[inline]
     pub fn as_contiguous(&self) -> Option<&'a [T]> {
         if self.layout.is_row_major_contiguous() {
             let start = self.layout.offset().min(self.data.len());
@@ -200,13 +205,11 @@ impl<'a, T: Scalar> TypedViewMut<'a, T> {
         Ok(TypedViewMut { data, layout: Layout::column_major(shape) })
     }
 
-    pub(crate) fn from_parts_unchecked(
-        data: &'a mut [T],
-        shape: Vec<usize>,
-        strides: Vec<isize>,
-        offset: usize,
-    ) -> Self {
-        TypedViewMut { data, layout: Layout::from_parts_unchecked(shape, strides, offset) }
+    /// A mutable view over `data` with a layout the caller has checked against it
+    /// (in bounds and alias-free).
+    #[inline]
+    pub(crate) fn from_layout_unchecked(data: &'a mut [T], layout: Layout) -> Self {
+        TypedViewMut { data, layout }
     }
 
     /// The layout.
@@ -214,6 +217,7 @@ impl<'a, T: Scalar> TypedViewMut<'a, T> {
         &self.layout
     }
     /// The extents.
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         self.layout.shape()
     }
@@ -251,6 +255,7 @@ impl<'a, T: Scalar> TypedViewMut<'a, T> {
     }
 
     /// The elements as one row-major slice, when the layout is compact row-major.
+    #[inline]
     pub fn as_contiguous_mut(&mut self) -> Option<&mut [T]> {
         if self.layout.is_row_major_contiguous() {
             let start = self.layout.offset().min(self.data.len());
@@ -262,6 +267,7 @@ impl<'a, T: Scalar> TypedViewMut<'a, T> {
     }
 
     /// Converts into one mutable row-major slice, when the layout is compact row-major.
+    #[inline]
     pub fn into_contiguous_mut(self) -> Option<&'a mut [T]> {
         if self.layout.is_row_major_contiguous() {
             let start = self.layout.offset().min(self.data.len());
@@ -370,6 +376,7 @@ impl<'a> TensorView<'a> {
         each_view!(TensorView, self, v => v.layout())
     }
     /// The extents.
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         self.layout().shape()
     }
@@ -434,6 +441,7 @@ impl<'a> TensorViewMut<'a> {
         each_view!(TensorViewMut, self, v => v.layout())
     }
     /// The extents.
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         self.layout().shape()
     }

@@ -12,20 +12,21 @@ use super::cache::{PlanCache, PlanKey};
 use super::execute::{Destination, Operands, run_plan};
 use super::plan::{ContractionPlan, Geometry, analyze};
 use super::scalar::{ContractScalar, check_dtype, dispatch_contract};
-use super::tiny::{TINY_CONTRACTION, contract_tiny, multiply_adds};
+use super::tiny::{CompactMatrixProduct, TINY_CONTRACTION, contract_tiny, multiply_adds};
 use crate::alloc::fill_output;
 use crate::context::KernelContext;
 
 const OP: &str = "dot_general";
 
-/// Checks everything about the operands that does not involve the destination, and gives
-/// the common dtype and the result's shape.
+/// Checks everything about the operands that does not involve the destination (dtypes,
+/// the config against the shapes, the cache slot), and gives the common dtype.
+/// Allocates nothing.
 fn check_operands(
     lhs: &TensorRead<'_>,
     rhs: &TensorRead<'_>,
     config: &DotGeneralConfig,
     cache: Option<&PlanCache<'_>>,
-) -> Result<(DType, Vec<usize>)> {
+) -> Result<DType> {
     check_dtype(OP, lhs.dtype())?;
     if rhs.dtype() != lhs.dtype() {
         return Err(Error::dtype_mismatch(
@@ -33,11 +34,16 @@ fn check_operands(
             format!("lhs has dtype {}, rhs has dtype {}; operands share one dtype", lhs.dtype(), rhs.dtype()),
         ));
     }
-    let out_shape = config.output_shape(lhs.shape(), rhs.shape())?;
+    config.validate(lhs.shape(), rhs.shape())?;
     if let Some(c) = cache {
         c.check(OP)?;
     }
-    Ok((lhs.dtype(), out_shape))
+    Ok(lhs.dtype())
+}
+
+/// The result's shape, for operands that passed [`check_operands`].
+fn output_shape(lhs: &TensorRead<'_>, rhs: &TensorRead<'_>, config: &DotGeneralConfig) -> Result<Vec<usize>> {
+    config.output_shape(lhs.shape(), rhs.shape())
 }
 
 pub(crate) fn needs_unit_stride(provider: Option<&dyn GemmProvider>) -> bool {
@@ -134,7 +140,23 @@ pub(crate) fn dot_general_with(
     provider: Option<&dyn GemmProvider>,
     cache: Option<&PlanCache<'_>>,
 ) -> Result<Tensor> {
-    let (dtype, out_shape) = check_operands(&lhs, &rhs, config, cache)?;
+    let dtype = check_operands(&lhs, &rhs, config, cache)?;
+    // Two small compact matrices: straight from the slices, no views, no shape vector.
+    if let Some(product) = CompactMatrixProduct::of(lhs.shape(), rhs.shape(), config)
+        && product.multiply_adds() <= TINY_CONTRACTION
+    {
+        let done: Result<Option<Tensor>> = dispatch_contract!(OP, dtype, T => match (lhs.contiguous::<T>(), rhs.contiguous::<T>()) {
+            (Some(a), Some(b)) => {
+                fill_output::<T>(ctx, OP, &product.out_shape(), |buf| product.run(a, b, [conj_lhs, conj_rhs], buf))
+                    .map(|t| Some(Tensor::from(t)))
+            }
+            _ => Ok(None),
+        });
+        if let Some(result) = done? {
+            return Ok(result);
+        }
+    }
+    let out_shape = output_shape(&lhs, &rhs, config)?;
     let out_len: usize = out_shape.iter().product();
     if multiply_adds(lhs.shape(), config, out_len) <= TINY_CONTRACTION {
         return dispatch_contract!(OP, dtype, T => {
@@ -181,7 +203,8 @@ pub fn dot_general_into(
     provider: &dyn GemmProvider,
     cache: Option<&PlanCache<'_>>,
 ) -> Result<()> {
-    let (dtype, out_shape) = check_operands(&lhs, &rhs, config, cache)?;
+    let dtype = check_operands(&lhs, &rhs, config, cache)?;
+    let out_shape = output_shape(&lhs, &rhs, config)?;
     out.expect(OP, dtype, &out_shape)?;
     dispatch_contract!(OP, dtype, T => {
         let ops = Operands {

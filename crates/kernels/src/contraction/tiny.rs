@@ -2,6 +2,11 @@
 //! loop over the result's elements, reading both operands through their strides. No
 //! analysis, no cache lookup, no packing; the summation order is fixed by the shapes, so
 //! results do not depend on the thread count.
+//!
+//! The commonest tiny case, a matrix product of two compact rank-2 operands (each may
+//! contract either of its axes), skips even the views: [`CompactMatrixProduct`] reads the
+//! two slices directly. It sums in the same order as [`contract_tiny`] (contracting index
+//! ascending from zero), so both give bit-identical results.
 
 use strata_tensor::TypedView;
 use strata_tensor::config::DotGeneralConfig;
@@ -60,6 +65,73 @@ pub(crate) fn contract_tiny<T: ContractScalar>(
             lo -= sl * extent as isize;
             ro -= sr * extent as isize;
             index[axis] = 0;
+        }
+    }
+}
+
+/// A validated `dot_general` that is a plain matrix product of two rank-2 operands: no
+/// batch axes, one contracting pair. Which axis each operand contracts is free, so the
+/// four transposition variants are all covered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CompactMatrixProduct {
+    m: usize,
+    k: usize,
+    n: usize,
+    /// Element strides of (row i, contraction p) in the compact lhs.
+    lhs: (usize, usize),
+    /// Element strides of (contraction p, column j) in the compact rhs.
+    rhs: (usize, usize),
+}
+
+impl CompactMatrixProduct {
+    /// Recognises the pattern in a config already validated against these shapes.
+    pub(crate) fn of(lhs_shape: &[usize], rhs_shape: &[usize], config: &DotGeneralConfig) -> Option<Self> {
+        let ([l0, l1], [r0, r1]) = (<[usize; 2]>::try_from(lhs_shape).ok()?, <[usize; 2]>::try_from(rhs_shape).ok()?);
+        if !config.lhs_batch.is_empty() || !config.rhs_batch.is_empty() {
+            return None;
+        }
+        let (&[cl], &[cr]) = (config.lhs_contracting.as_slice(), config.rhs_contracting.as_slice()) else {
+            return None;
+        };
+        // Row-major compact operands: [l0, l1] has strides (l1, 1), [r0, r1] has (r1, 1).
+        let (m, k, lhs) = match cl {
+            1 => (l0, l1, (l1, 1)),
+            0 => (l1, l0, (1, l1)),
+            _ => return None,
+        };
+        let (n, rhs) = match cr {
+            0 => (r1, (r1, 1)),
+            1 => (r0, (1, r1)),
+            _ => return None,
+        };
+        Some(CompactMatrixProduct { m, k, n, lhs, rhs })
+    }
+
+    /// Multiply-adds of the product (saturating: an overflow is not tiny).
+    pub(crate) fn multiply_adds(&self) -> usize {
+        self.m.saturating_mul(self.n).saturating_mul(self.k)
+    }
+
+    /// The result's shape, `[m, n]`.
+    pub(crate) fn out_shape(&self) -> [usize; 2] {
+        [self.m, self.n]
+    }
+
+    /// Writes the `m × n` row-major product of the compact operands `a` and `b` into
+    /// `out` (`m · n` elements).
+    pub(crate) fn run<T: ContractScalar>(&self, a: &[T], b: &[T], [ca, cb]: [bool; 2], out: &mut [T]) {
+        let Self { k, n, lhs: (si, sp), rhs: (tp, tj), .. } = *self;
+        if n == 0 {
+            return;
+        }
+        for (i, row) in out.chunks_exact_mut(n).enumerate() {
+            for (j, slot) in row.iter_mut().enumerate() {
+                let mut acc = T::zero();
+                for p in 0..k {
+                    acc = acc + maybe_conj(a[i * si + p * sp], ca) * maybe_conj(b[p * tp + j * tj], cb);
+                }
+                *slot = acc;
+            }
         }
     }
 }

@@ -71,6 +71,14 @@ pub fn binary_into(
     op.validate(a.dtype(), a.shape(), b.dtype(), b.shape())?;
     out.expect(op.name(), a.dtype(), a.shape())?;
     dispatch_dtype!(a.dtype(), T => {
+        // Small compact operands and destination: one slice loop, no views, no planner.
+        if let (Some(x), Some(y)) = (a.contiguous::<T>(), b.contiguous::<T>())
+            && x.len() < GRAIN
+            && let Some(o) = out.contiguous_mut::<T>()
+        {
+            slices::binary(op, x, y, o);
+            return Ok(());
+        }
         let (a, b) = (a.typed_view::<T>()?, b.typed_view::<T>()?);
         write_into::<T>(ctx, &mut out, |o| binary_typed(ctx, op, &a, &b, o))
     })
@@ -115,6 +123,14 @@ pub fn unary_into(ctx: &KernelContext<'_>, op: UnaryOp, x: TensorRead<'_>, mut o
     let out_dtype = op.validate(x.dtype())?;
     out.expect(op.name(), out_dtype, x.shape())?;
     dispatch_dtype!(x.dtype(), T => {
+        if out_dtype == x.dtype()
+            && let Some(src) = x.contiguous::<T>()
+            && src.len() < GRAIN
+            && let Some(o) = out.contiguous_mut::<T>()
+        {
+            slices::unary_same(op, src, o);
+            return Ok(());
+        }
         let v = x.typed_view::<T>()?;
         if out_dtype == x.dtype() {
             write_into::<T>(ctx, &mut out, |o| unary_typed(ctx, op, &v, o))
@@ -144,6 +160,11 @@ fn abs_typed<T: ElementwiseScalar>(ctx: &KernelContext<'_>, x: &TypedView<'_, T>
 pub fn compare(ctx: &KernelContext<'_>, dir: CompareDir, a: TensorRead<'_>, b: TensorRead<'_>) -> Result<Tensor> {
     dir.validate(a.dtype(), a.shape(), b.dtype(), b.shape())?;
     dispatch_dtype!(a.dtype(), T => {
+        if let (Some(x), Some(y)) = (a.contiguous::<T>(), b.contiguous::<T>())
+            && x.len() < GRAIN
+        {
+            return fill_output::<bool>(ctx, "compare", a.shape(), |out| slices::compare(dir, x, y, out)).map(Tensor::from);
+        }
         let (a, b) = (a.typed_view::<T>()?, b.typed_view::<T>()?);
         fill_output::<bool>(ctx, "compare", a.shape(), |out| compare_typed(ctx, dir, &a, &b, out)).map(Tensor::from)
     })
@@ -160,6 +181,13 @@ pub fn compare_into(
     dir.validate(a.dtype(), a.shape(), b.dtype(), b.shape())?;
     out.expect("compare", DType::Bool, a.shape())?;
     dispatch_dtype!(a.dtype(), T => {
+        if let (Some(x), Some(y)) = (a.contiguous::<T>(), b.contiguous::<T>())
+            && x.len() < GRAIN
+            && let Some(o) = out.contiguous_mut::<bool>()
+        {
+            slices::compare(dir, x, y, o);
+            return Ok(());
+        }
         let (a, b) = (a.typed_view::<T>()?, b.typed_view::<T>()?);
         write_into::<bool>(ctx, &mut out, |o| compare_typed(ctx, dir, &a, &b, o))
     })

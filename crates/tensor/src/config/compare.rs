@@ -57,6 +57,7 @@ impl CompareDir {
     }
 
     /// Checks both operands (one dtype, one shape) and the direction's support.
+    #[inline]
     pub fn validate(self, lhs: DType, lhs_shape: &[usize], rhs: DType, rhs_shape: &[usize]) -> Result<()> {
         const OP: &str = "compare";
         if lhs != rhs {

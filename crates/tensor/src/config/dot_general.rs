@@ -124,36 +124,48 @@ impl DotGeneralConfig {
     /// Validates, then gives the output shape: batch extents, lhs free, rhs free.
     pub fn output_shape(&self, lhs_shape: &[usize], rhs_shape: &[usize]) -> Result<Vec<usize>> {
         self.validate(lhs_shape, rhs_shape)?;
-        let batch = self.lhs_batch.iter().map(|&d| lhs_shape[d]);
-        let lhs_free = self.lhs_free(lhs_shape.len()).into_iter().map(|d| lhs_shape[d]);
-        let rhs_free = self.rhs_free(rhs_shape.len()).into_iter().map(|d| rhs_shape[d]);
-        Ok(batch.chain(lhs_free).chain(rhs_free).collect())
+        // One allocation: the free axes are enumerated in place, not collected first.
+        let free = |rank: usize, listed: usize| rank.saturating_sub(listed);
+        let mut shape = Vec::with_capacity(
+            self.lhs_batch.len()
+                + free(lhs_shape.len(), self.lhs_batch.len() + self.lhs_contracting.len())
+                + free(rhs_shape.len(), self.rhs_batch.len() + self.rhs_contracting.len()),
+        );
+        shape.extend(self.lhs_batch.iter().map(|&d| lhs_shape[d]));
+        shape.extend(free_axes(lhs_shape.len(), &self.lhs_batch, &self.lhs_contracting).map(|d| lhs_shape[d]));
+        shape.extend(free_axes(rhs_shape.len(), &self.rhs_batch, &self.rhs_contracting).map(|d| rhs_shape[d]));
+        Ok(shape)
     }
 }
 
-/// Every listed axis in range and listed once across both roles.
+/// Every listed axis in range and listed once across both roles. Allocates nothing: each
+/// axis is compared with the ones listed before it (configs list a handful of axes).
 fn check_roles(side: &str, rank: usize, batch: &[usize], contracting: &[usize]) -> Result<()> {
-    let mut role: Vec<Option<&str>> = vec![None; rank];
-    for (what, dims) in [("batch", batch), ("contracting", contracting)] {
-        for &d in dims {
-            if d >= rank {
-                return Err(Error::invalid_argument(
-                    OP,
-                    format!("{what} dim {d} of {side} is out of range for rank {rank}"),
-                ));
-            }
-            if let Some(first) = role[d] {
-                let how = if first == what { format!("twice as {what}") } else { format!("as {first} and as {what}") };
-                return Err(Error::invalid_argument(OP, format!("dim {d} of {side} is listed {how}")));
-            }
-            role[d] = Some(what);
+    let listed =
+        |i: usize| if i < batch.len() { ("batch", batch[i]) } else { ("contracting", contracting[i - batch.len()]) };
+    for i in 0..batch.len() + contracting.len() {
+        let (what, d) = listed(i);
+        if d >= rank {
+            return Err(Error::invalid_argument(
+                OP,
+                format!("{what} dim {d} of {side} is out of range for rank {rank}"),
+            ));
+        }
+        if let Some((first, _)) = (0..i).map(listed).find(|&(_, e)| e == d) {
+            let how = if first == what { format!("twice as {what}") } else { format!("as {first} and as {what}") };
+            return Err(Error::invalid_argument(OP, format!("dim {d} of {side} is listed {how}")));
         }
     }
     Ok(())
 }
 
+/// The axes of a rank-`rank` operand that are neither batch nor contracting, ascending.
+fn free_axes<'a>(rank: usize, batch: &'a [usize], contracting: &'a [usize]) -> impl Iterator<Item = usize> + 'a {
+    (0..rank).filter(move |d| !batch.contains(d) && !contracting.contains(d))
+}
+
 fn free_dims(rank: usize, batch: &[usize], contracting: &[usize]) -> Vec<usize> {
-    (0..rank).filter(|d| !batch.contains(d) && !contracting.contains(d)).collect()
+    free_axes(rank, batch, contracting).collect()
 }
 
 #[cfg(test)]
@@ -163,6 +175,57 @@ mod tests {
 
     fn cfg(lb: &[usize], rb: &[usize], lc: &[usize], rc: &[usize]) -> DotGeneralConfig {
         DotGeneralConfig::new(lb.to_vec(), rb.to_vec(), lc.to_vec(), rc.to_vec())
+    }
+
+    /// The role check written the obvious way (a table of roles per axis), as the
+    /// reference for the allocation-free one.
+    fn reference_roles(side: &str, rank: usize, batch: &[usize], contracting: &[usize]) -> Result<()> {
+        let mut role: Vec<Option<&str>> = vec![None; rank];
+        for (what, dims) in [("batch", batch), ("contracting", contracting)] {
+            for &d in dims {
+                if d >= rank {
+                    return Err(Error::invalid_argument(
+                        OP,
+                        format!("{what} dim {d} of {side} is out of range for rank {rank}"),
+                    ));
+                }
+                if let Some(first) = role[d] {
+                    let how =
+                        if first == what { format!("twice as {what}") } else { format!("as {first} and as {what}") };
+                    return Err(Error::invalid_argument(OP, format!("dim {d} of {side} is listed {how}")));
+                }
+                role[d] = Some(what);
+            }
+        }
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn role_check_and_output_shape_match_the_reference(
+            rank in 0usize..6,
+            batch in proptest::collection::vec(0usize..7, 0..4),
+            contracting in proptest::collection::vec(0usize..7, 0..4),
+            extents in proptest::collection::vec(0usize..5, 6),
+        ) {
+            let got = check_roles("lhs", rank, &batch, &contracting).map_err(|e| e.to_string());
+            let want = reference_roles("lhs", rank, &batch, &contracting).map_err(|e| e.to_string());
+            proptest::prop_assert_eq!(&got, &want);
+            // A valid role assignment: the output shape is batch extents then the free ones.
+            if want.is_ok() {
+                let shape = &extents[..rank];
+                let c = cfg(&batch, &batch, &contracting, &contracting);
+                let free: Vec<usize> = (0..rank).filter(|d| !batch.contains(d) && !contracting.contains(d)).collect();
+                let expect: Vec<usize> = batch
+                    .iter()
+                    .map(|&d| shape[d])
+                    .chain(free.iter().map(|&d| shape[d]))
+                    .chain(free.iter().map(|&d| shape[d]))
+                    .collect();
+                proptest::prop_assert_eq!(c.output_shape(shape, shape).unwrap(), expect);
+                proptest::prop_assert_eq!(c.lhs_free(rank), free);
+            }
+        }
     }
 
     #[test]

@@ -77,6 +77,7 @@ impl BinaryOp {
 
     /// Checks both operands: one dtype, exactly one shape (no implicit broadcasting),
     /// and the op defined on the dtype.
+    #[inline]
     pub fn validate(self, lhs: DType, lhs_shape: &[usize], rhs: DType, rhs_shape: &[usize]) -> Result<()> {
         if lhs != rhs {
             return Err(Error::dtype_mismatch(self.name(), format!("lhs has dtype {lhs}, rhs has dtype {rhs}")));
@@ -189,6 +190,7 @@ impl UnaryOp {
     }
 
     /// Checks that the op is defined on `dtype` and gives the result dtype.
+    #[inline]
     pub fn validate(self, dtype: DType) -> Result<DType> {
         if self.supports(dtype) {
             Ok(self.result_dtype(dtype))
