@@ -4,16 +4,14 @@
 //! outside any allocation; on targets without a stable prefetch intrinsic the hints are
 //! no-ops.
 
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::{_MM_HINT_ET0, _MM_HINT_T0, _mm_prefetch};
+
 /// Asks the cache hierarchy to start loading the line holding `ptr` for reading.
 #[inline(always)]
 pub(crate) fn prefetch_read<T>(ptr: *const T) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: `prefetcht0` needs only SSE, which every x86_64 target has; a prefetch
-    // does not dereference its address (it cannot fault or change memory), so any
-    // pointer value is sound, including one past the end of an allocation.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr.cast::<i8>())
-    };
+    hint::<{ _MM_HINT_T0 }, T>(ptr);
     #[cfg(not(target_arch = "x86_64"))]
     let _ = ptr;
 }
@@ -23,11 +21,16 @@ pub(crate) fn prefetch_read<T>(ptr: *const T) {
 #[inline(always)]
 pub(crate) fn prefetch_write<T>(ptr: *const T) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: as for `prefetch_read`: the hint needs only baseline x86_64 and never
-    // dereferences its address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_ET0 }>(ptr.cast::<i8>())
-    };
+    hint::<{ _MM_HINT_ET0 }, T>(ptr);
     #[cfg(not(target_arch = "x86_64"))]
     let _ = ptr;
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn hint<const STRATEGY: i32, T>(ptr: *const T) {
+    // SAFETY: the prefetch instructions need only SSE, which every x86_64 target has; a
+    // prefetch does not dereference its address (it cannot fault or change memory), so
+    // any pointer value is sound, including one past the end of an allocation.
+    unsafe { _mm_prefetch::<STRATEGY>(ptr.cast::<i8>()) }
 }
