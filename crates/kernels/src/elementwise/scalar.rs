@@ -48,8 +48,14 @@ pub trait ElementwiseScalar: Scalar + CastScalar {
     fn abs_sq(x: Self) -> Self::RealPart;
     /// Sign: -1, 0, 1; NaN and ±0 kept; `z / |z|` for complex.
     fn sign(x: Self) -> Self;
+
+    // The analytic functions exist for floats and complex only (integers and bool get an
+    // `Unsupported` error from the config first); the defaults are the never-called
+    // identity the module doc describes, so only those families implement them.
     /// `e^x`.
-    fn exp(x: Self) -> Self;
+    fn exp(x: Self) -> Self {
+        x
+    }
     /// `out[i] = e^a[i]`: the same values as [`Self::exp`], overridden where a slice
     /// runs faster than one call per element.
     #[inline(always)]
@@ -59,21 +65,37 @@ pub trait ElementwiseScalar: Scalar + CastScalar {
         }
     }
     /// `ln x`.
-    fn log(x: Self) -> Self;
+    fn log(x: Self) -> Self {
+        x
+    }
     /// `sin x`.
-    fn sin(x: Self) -> Self;
+    fn sin(x: Self) -> Self {
+        x
+    }
     /// `cos x`.
-    fn cos(x: Self) -> Self;
+    fn cos(x: Self) -> Self {
+        x
+    }
     /// `tanh x`.
-    fn tanh(x: Self) -> Self;
+    fn tanh(x: Self) -> Self {
+        x
+    }
     /// `√x`.
-    fn sqrt(x: Self) -> Self;
+    fn sqrt(x: Self) -> Self {
+        x
+    }
     /// `1 / √x`.
-    fn rsqrt(x: Self) -> Self;
+    fn rsqrt(x: Self) -> Self {
+        x
+    }
     /// `e^x - 1`.
-    fn expm1(x: Self) -> Self;
+    fn expm1(x: Self) -> Self {
+        x
+    }
     /// `ln(1 + x)`.
-    fn log1p(x: Self) -> Self;
+    fn log1p(x: Self) -> Self {
+        x
+    }
     /// The identity of `max`: -inf, integer MIN, `false`, (-inf, -inf) for complex.
     fn max_identity() -> Self;
     /// The identity of `min`: +inf, integer MAX, `true`, (+inf, +inf) for complex.
@@ -300,33 +322,6 @@ macro_rules! impl_int {
             fn sign(x: Self) -> Self {
                 x.signum()
             }
-            fn exp(x: Self) -> Self {
-                x
-            }
-            fn log(x: Self) -> Self {
-                x
-            }
-            fn sin(x: Self) -> Self {
-                x
-            }
-            fn cos(x: Self) -> Self {
-                x
-            }
-            fn tanh(x: Self) -> Self {
-                x
-            }
-            fn sqrt(x: Self) -> Self {
-                x
-            }
-            fn rsqrt(x: Self) -> Self {
-                x
-            }
-            fn expm1(x: Self) -> Self {
-                x
-            }
-            fn log1p(x: Self) -> Self {
-                x
-            }
             fn max_identity() -> Self {
                 <$t>::MIN
             }
@@ -523,33 +518,6 @@ impl ElementwiseScalar for bool {
         x
     }
     fn sign(x: Self) -> Self {
-        x
-    }
-    fn exp(x: Self) -> Self {
-        x
-    }
-    fn log(x: Self) -> Self {
-        x
-    }
-    fn sin(x: Self) -> Self {
-        x
-    }
-    fn cos(x: Self) -> Self {
-        x
-    }
-    fn tanh(x: Self) -> Self {
-        x
-    }
-    fn sqrt(x: Self) -> Self {
-        x
-    }
-    fn rsqrt(x: Self) -> Self {
-        x
-    }
-    fn expm1(x: Self) -> Self {
-        x
-    }
-    fn log1p(x: Self) -> Self {
         x
     }
     fn max_identity() -> Self {
