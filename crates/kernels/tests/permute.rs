@@ -133,6 +133,45 @@ fn large_permutations_in_parallel_match_naive() {
     }
 }
 
+/// Destinations starting at every element phase of a cache line: the kernel starts its
+/// tiles at the first line boundary of the output rows (a cut first tile before it), so
+/// every phase takes a different tile grid. Shapes with whole-line output rows (where the
+/// boundary is common to all rows) and without, small ones and one past the prefetch size.
+fn check_line_phases<T: Scalar>(value: impl Fn(usize) -> T, fill: T) {
+    for (shape, perm) in [
+        (vec![40usize, 16, 24], vec![2usize, 1, 0]),
+        (vec![9, 32, 17], vec![1, 2, 0]),
+        (vec![33, 31], vec![1, 0]),
+        (vec![64, 32, 48], vec![2, 0, 1]),
+        (vec![24, 40, 8, 16], vec![3, 2, 1, 0]),
+    ] {
+        let len: usize = shape.iter().product();
+        let base = TypedTensor::from_vec((0..len).map(&value).collect(), &shape).unwrap();
+        let view = base.view().permute(&perm).unwrap();
+        let expect = naive_permute(&base.view(), &perm);
+        for phase in 0..8 {
+            for budget in [1, 3] {
+                let mut dest = vec![fill; len + 16];
+                structural::copy_into_slice(&ctx(budget), &view, &mut dest[phase..phase + len]).unwrap();
+                assert!(dest[..phase].iter().chain(&dest[phase + len..]).all(|d| *d == fill), "{shape:?} {phase}");
+                assert!(
+                    dest[phase..phase + len] == expect[..],
+                    "shape {shape:?} perm {perm:?} phase {phase} budget {budget}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn permutations_into_destinations_at_every_line_phase_match_naive() {
+    check_line_phases(|i| i as f64, -1.0);
+    check_line_phases(|i| i as f32, -1.0);
+    check_line_phases(|i| i as i64, -1);
+    check_line_phases(|i| i % 5 == 1, true);
+    check_line_phases(|i| c64::new(i as f64, -(i as f64)), c64::new(0.5, 0.5));
+}
+
 #[test]
 fn every_dtype_transposes_through_the_erased_entry() {
     let t = Tensor::from(TypedTensor::from_fn(&[2, 3], |i| (i[0] * 3 + i[1]) as i64).unwrap());

@@ -17,6 +17,8 @@
 mod cast;
 mod diagonal;
 mod permute;
+#[cfg(target_arch = "x86_64")]
+mod register_tile;
 mod reshape;
 mod triangle;
 
