@@ -123,6 +123,12 @@ fn large_permutations_in_parallel_match_naive() {
         (vec![3, 2, 40000], vec![2, 0, 1]),
         (vec![32, 16, 16, 24], vec![3, 2, 1, 0]),
         (vec![96, 72], vec![1, 0]),
+        // Short source axes: tiles span several of them, and a leading output axis
+        // shorter than a tile per worker splits into interleaved pieces.
+        (vec![256, 64, 4, 4], vec![3, 2, 1, 0]),
+        (vec![512, 8, 64, 2], vec![3, 2, 1, 0]),
+        (vec![40, 30, 3, 24], vec![2, 3, 0, 1]),
+        (vec![2, 150, 2, 120], vec![2, 0, 3, 1]),
     ] {
         let base = TypedTensor::from_fn(&shape, |i| i.iter().fold(0.0, |a, &x| a * 1000.0 + x as f64)).unwrap();
         let expect = naive_permute(&base.view(), &perm);
@@ -144,6 +150,7 @@ fn check_line_phases<T: Scalar>(value: impl Fn(usize) -> T, fill: T) {
         (vec![33, 31], vec![1, 0]),
         (vec![64, 32, 48], vec![2, 0, 1]),
         (vec![24, 40, 8, 16], vec![3, 2, 1, 0]),
+        (vec![64, 48, 4, 2], vec![3, 2, 1, 0]),
     ] {
         let len: usize = shape.iter().product();
         let base = TypedTensor::from_vec((0..len).map(&value).collect(), &shape).unwrap();

@@ -16,10 +16,12 @@
 
 mod cast;
 mod diagonal;
+mod output_rows;
 mod permute;
 #[cfg(target_arch = "x86_64")]
 mod register_tile;
 mod reshape;
+mod tile_walk;
 mod triangle;
 
 pub use cast::{CastScalar, WideValue, cast, cast_into};
