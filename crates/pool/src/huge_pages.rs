@@ -62,9 +62,8 @@ fn advice_pays() -> bool {
 /// The rule on the two settings files' contents (the selected value is bracketed):
 /// huge pages enabled, and no synchronous compaction for advised faults.
 fn settings_allow_advice(enabled: &str, defrag: &str) -> bool {
-    let selected = |s: &str| {
-        s.split_whitespace().find(|w| w.starts_with('[')).map(|w| w.trim_matches(['[', ']']).to_string())
-    };
+    let selected =
+        |s: &str| s.split_whitespace().find(|w| w.starts_with('[')).map(|w| w.trim_matches(['[', ']']).to_string());
     matches!(selected(enabled).as_deref(), Some("always" | "madvise"))
         && matches!(selected(defrag).as_deref(), Some("defer" | "never"))
 }
