@@ -18,6 +18,14 @@ pub(super) trait RowSink<T> {
 
     /// The `len` elements starting at `start`. Panics when they lie outside the output.
     fn row(&mut self, start: usize, len: usize) -> &mut [T];
+
+    /// The number of elements the output holds (offsets `0..len`).
+    fn len(&self) -> usize;
+
+    /// A pointer to offset 0 for writing rows the caller proved inside the output (and,
+    /// for a piece of a shared output, inside its own rows). It stays valid until the
+    /// next call on `self`.
+    fn write_ptr(&mut self) -> *mut T;
 }
 
 impl<T> RowSink<T> for [T] {
@@ -29,6 +37,16 @@ impl<T> RowSink<T> for [T] {
     #[inline(always)]
     fn row(&mut self, start: usize, len: usize) -> &mut [T] {
         &mut self[start..start + len]
+    }
+
+    #[inline(always)]
+    fn len(&self) -> usize {
+        <[T]>::len(self)
+    }
+
+    #[inline(always)]
+    fn write_ptr(&mut self) -> *mut T {
+        self.as_mut_ptr()
     }
 }
 
@@ -82,6 +100,16 @@ impl<T> RowSink<T> for PieceRows<'_, T> {
         // time, and `SharedRows::piece`'s contract keeps other writers off these
         // elements.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.add(start), len) }
+    }
+
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline(always)]
+    fn write_ptr(&mut self) -> *mut T {
+        self.ptr
     }
 }
 

@@ -84,6 +84,26 @@ impl TileCopy for RegisterTiles {
             unsafe { store_row(*reg, out.row(row_at(b), cols)) }
         }
     }
+
+    #[inline(always)]
+    unsafe fn copy_whole<T: Scalar, const B: usize>(
+        self,
+        src: *const T,
+        [sp, sq]: [isize; 2],
+        row_at: impl Fn(usize) -> *mut T,
+    ) {
+        // INVARIANT: register tiles are chosen only for contiguous source runs.
+        debug_assert!(sp == 1);
+        // SAFETY: `self` exists only when the CPU reports AVX-512F; the caller's contract
+        // makes each run `src + a * sq` 64 readable bytes (B contiguous elements of 64
+        // bytes in all, as `detect` checked) and each output row 64 writable ones.
+        unsafe {
+            let regs: [__m512i; B] = std::array::from_fn(|a| _mm512_loadu_si512(src.offset(a as isize * sq).cast()));
+            for (b, reg) in transpose_registers::<T, B>(regs).into_iter().enumerate() {
+                _mm512_storeu_si512(row_at(b).cast(), reg);
+            }
+        }
+    }
 }
 
 #[target_feature(enable = "avx512f")]
@@ -128,7 +148,7 @@ unsafe fn transpose_tile<T: Copy, const B: usize>(runs: &[&[T]; B], rows: usize,
     let words = std::mem::size_of::<T>() / 4;
     let whole = rows == B && cols == B;
     let load_mask = lane_mask(rows, words);
-    let mut regs: [__m512i; B] = std::array::from_fn(|a| {
+    let regs: [__m512i; B] = std::array::from_fn(|a| {
         if whole {
             // SAFETY: a whole tile's runs hold `B` elements, 64 bytes, read without
             // alignment needs.
@@ -141,6 +161,15 @@ unsafe fn transpose_tile<T: Copy, const B: usize>(runs: &[&[T]; B], rows: usize,
             _mm512_setzero_si512()
         }
     });
+    transpose_registers::<T, B>(regs)
+}
+
+/// Transposes `B` registers of `B` elements of `T` each: register `b` of the result holds
+/// element `b` of every input register, in register order.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn transpose_registers<T, const B: usize>(mut regs: [__m512i; B]) -> [__m512i; B] {
+    let words = std::mem::size_of::<T>() / 4;
     let mut h = B / 2;
     while h >= 1 {
         let (low, high) = level_indices(words, h);
