@@ -121,7 +121,10 @@ fn large_permutations_in_parallel_match_naive() {
         (vec![7, 9, 11, 13, 5], vec![3, 0, 4, 2, 1]),
         (vec![300, 257], vec![1, 0]),
         (vec![3, 2, 40000], vec![2, 0, 1]),
+        // The leading output axis is the source's contiguous one: the split goes along
+        // an axis the tiles do not span (ranges of 16 for 2 workers, uneven for 7).
         (vec![32, 16, 16, 24], vec![3, 2, 1, 0]),
+        (vec![16, 3, 40, 32], vec![3, 2, 1, 0]),
         (vec![96, 72], vec![1, 0]),
         // Short source axes: tiles span several of them, and a leading output axis
         // shorter than a tile per worker splits into interleaved pieces.
@@ -131,10 +134,15 @@ fn large_permutations_in_parallel_match_naive() {
         (vec![2, 150, 2, 120], vec![2, 0, 3, 1]),
     ] {
         let base = TypedTensor::from_fn(&shape, |i| i.iter().fold(0.0, |a, &x| a * 1000.0 + x as f64)).unwrap();
-        let expect = naive_permute(&base.view(), &perm);
-        for budget in [1, 2, 7] {
-            let got = structural::permute_to_vec(&ctx(budget), &base.view(), &perm).unwrap();
-            assert_eq!(got.data(), &expect[..], "shape {shape:?} perm {perm:?} budget {budget}");
+        // The view as stored, and with its first and last axes reversed (negative
+        // strides on both sides of every tile, the whole-tile path included).
+        let reversed = base.view().reverse_axis(0).unwrap().reverse_axis(shape.len() - 1).unwrap();
+        for view in [base.view(), reversed] {
+            let expect = naive_permute(&view, &perm);
+            for budget in [1, 2, 7] {
+                let got = structural::permute_to_vec(&ctx(budget), &view, &perm).unwrap();
+                assert_eq!(got.data(), &expect[..], "shape {shape:?} perm {perm:?} budget {budget}");
+            }
         }
     }
 }

@@ -64,13 +64,19 @@ struct Permutation<'a, T> {
 impl<T: Scalar> Permutation<'_, T> {
     /// Splits the permutation over the domain's workers and copies every piece.
     ///
-    /// Pieces are contiguous output slices along axis 0 whenever that gives every worker
-    /// whole tiles: when the tiles span axis 0 (it is in the p-run) each worker takes one
-    /// range of it, since every piece reads a slice of every source run and more pieces
-    /// straddle more lines (on the 64 MiB [3,2,1,0] f64 case two pieces of 16 rows ran at
-    /// 26 GB/s where four of 8 ran at 20, and an interleaved split along an inner axis at
-    /// 12-16). When axis 0 is shorter than a tile per worker (a leading bond dimension of
-    /// 2-4), the pieces interleave along another axis and write through [`SharedRows`].
+    /// When axis 0 lies outside the p-run, pieces are contiguous output slices along it.
+    /// When it is part of the source's contiguous runs, cutting it would give every worker
+    /// a slice of every run: a run of four line-wide tiles split between two workers
+    /// leaves each with two lines whose neighbours the other worker reads (the adjacent-line
+    /// prefetch fetches them twice, and a misaligned run puts one line in both pieces). So
+    /// the split goes along the outermost axis the tiles do not span, one range per worker
+    /// (each worker then reads whole runs and writes whole blocks of output rows), and
+    /// writes through [`SharedRows`] since those ranges interleave in the output. On the
+    /// 64 MiB [3,2,1,0] f64 case at two workers this measured 0.72× memcpy against 0.63×
+    /// for halves of axis 0 in the same runs (`cargo xtask bench`, 20 alternating runs);
+    /// more pieces per worker measured slower. Only when no such axis has a range per
+    /// worker does axis 0 get cut (into whole tiles when it holds a tile per worker), or
+    /// else the p-run's outermost axis.
     fn run(&self, par: Parallelism<'_>, out: &mut [T]) {
         let len = out.len();
         let budget = par.budget().max(1);
@@ -81,7 +87,8 @@ impl<T: Scalar> Permutation<'_, T> {
         let row = self.out_strides[0];
         let (run, outermost_untiled) = tiled_axes(self.dims, self.strides, side);
         let leading_in_run = run.contains(&0);
-        if !leading_in_run || self.dims[0] >= budget * side {
+        let across = outermost_untiled.filter(|&k| self.dims[k] >= budget);
+        if !leading_in_run || (across.is_none() && self.dims[0] >= budget * side) {
             // Contiguous pieces along axis 0: whole tiles of it when the tiles span it.
             let align = if leading_in_run {
                 row * self.dims[0].div_ceil(budget).next_multiple_of(side).min(self.dims[0])
@@ -93,11 +100,17 @@ impl<T: Scalar> Permutation<'_, T> {
                 self.copy_piece(0, first..first + chunk.len() / row, chunk, 0);
             });
         }
-        // Axis 0 is too short to give every worker whole tiles: split an axis the tiles do
-        // not span, or else the p-run's outermost axis, into interleaved pieces.
-        let axis = outermost_untiled.unwrap_or(run[run.len() - 1]);
+        // Axis 0 is part of the source's contiguous runs: split an axis the tiles do not
+        // span, one range per worker, or else the p-run's outermost axis, into
+        // interleaved pieces.
+        let (axis, pieces) = match across {
+            Some(k) => (k, budget),
+            None => {
+                let k = outermost_untiled.unwrap_or(run[run.len() - 1]);
+                (k, self.dims[k].min(budget * 4))
+            }
+        };
         let extent = self.dims[axis];
-        let pieces = extent.min(budget * 4);
         let shared = SharedRows::new(out);
         par.for_each_index(pieces, &|i| {
             let range = i * extent / pieces..(i + 1) * extent / pieces;
