@@ -16,16 +16,18 @@
 //! fused multiply-adds, so results are bit-identical whatever the CPU, the vector width
 //! or the position of an element in a slice.
 
+use super::{CoreFloat, map_slice};
+
 /// log2(e).
 const LOG2_E: f64 = std::f64::consts::LOG2_E;
 /// ln 2 split in a high part with 21 trailing zero bits (so `k · LN2_HI` is exact for
 /// every `|k| < 2^21`) and the rest (ln 2 − LN2_HI rounded).
-const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
+pub(super) const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
 /// See [`LN2_HI`].
-const LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76);
+pub(super) const LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76);
 /// 1.5 · 2^52: adding it to a float of magnitude below 2^51 rounds that float to an
 /// integer held in the low mantissa bits.
-const ROUND_SHIFT: f64 = 6_755_399_441_055_744.0;
+pub(super) const ROUND_SHIFT: f64 = 6_755_399_441_055_744.0;
 /// Inputs are clamped to this range before the reduction; beyond it the result is 0 or
 /// infinity anyway, and the clamped values still produce exactly that.
 const MIN_INPUT: f64 = -746.0;
@@ -47,36 +49,6 @@ const INV_FACTORIALS: [f64; 13] = [
     1.0 / 6.0,
     0.5,
 ];
-
-/// The real floats whose exponential runs through the f64 core.
-pub(crate) trait ExpFloat: Copy {
-    /// Widens to f64 (exact).
-    fn widen(self) -> f64;
-    /// Rounds an f64 result to this type.
-    fn narrow(x: f64) -> Self;
-}
-
-impl ExpFloat for f64 {
-    #[inline(always)]
-    fn widen(self) -> f64 {
-        self
-    }
-    #[inline(always)]
-    fn narrow(x: f64) -> Self {
-        x
-    }
-}
-
-impl ExpFloat for f32 {
-    #[inline(always)]
-    fn widen(self) -> f64 {
-        f64::from(self)
-    }
-    #[inline(always)]
-    fn narrow(x: f64) -> Self {
-        x as f32
-    }
-}
 
 /// `2^k` for an integer-valued `k` in the normal exponent range, built from its bits.
 #[inline(always)]
@@ -114,48 +86,13 @@ fn exp_core(x: f64) -> f64 {
 
 /// `e^x` of one value.
 #[inline(always)]
-pub(crate) fn exp_value<T: ExpFloat>(x: T) -> T {
+pub(crate) fn exp_value<T: CoreFloat>(x: T) -> T {
     T::narrow(exp_core(x.widen()))
 }
 
-#[inline(always)]
-fn exp_loop<T: ExpFloat>(a: &[T], out: &mut [T]) {
-    for (o, &x) in out.iter_mut().zip(a) {
-        *o = exp_value(x);
-    }
-}
-
 /// `out[i] = e^a[i]`, at the widest SIMD level the CPU has.
-pub(crate) fn exp_slice<T: ExpFloat>(a: &[T], out: &mut [T]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU reports AVX-512F, the only feature `exp_avx512` enables.
-            return unsafe { simd::exp_avx512(a, out) };
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU reports AVX2, the only feature `exp_avx2` enables.
-            return unsafe { simd::exp_avx2(a, out) };
-        }
-    }
-    exp_loop(a, out)
-}
-
-/// The same loop compiled for wider vector units (the arithmetic is unchanged: no FMA is
-/// enabled, so results match the baseline bit for bit).
-#[cfg(target_arch = "x86_64")]
-mod simd {
-    use super::{ExpFloat, exp_loop};
-
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn exp_avx512<T: ExpFloat>(a: &[T], out: &mut [T]) {
-        exp_loop(a, out)
-    }
-
-    #[target_feature(enable = "avx2")]
-    pub(super) fn exp_avx2<T: ExpFloat>(a: &[T], out: &mut [T]) {
-        exp_loop(a, out)
-    }
+pub(crate) fn exp_slice<T: CoreFloat>(a: &[T], out: &mut [T]) {
+    map_slice(a, out, exp_value::<T>)
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@
 //! ```
 
 pub(crate) mod exponential;
+pub(crate) mod logarithm;
 
 use strata_tensor::config::{BinaryOp, UnaryOp};
 use strata_tensor::{Result, Tensor, TensorRead, TensorWrite};
@@ -42,4 +43,78 @@ pub fn pow(ctx: &KernelContext<'_>, a: TensorRead<'_>, b: TensorRead<'_>) -> Res
 /// [`pow`] into `out`.
 pub fn pow_into(ctx: &KernelContext<'_>, a: TensorRead<'_>, b: TensorRead<'_>, out: TensorWrite<'_>) -> Result<()> {
     binary_into(ctx, BinaryOp::Pow, a, b, out)
+}
+
+/// The real floats whose analytic functions run through an f64 core (f32 widens exactly
+/// and rounds the result once).
+pub(crate) trait CoreFloat: Copy {
+    /// Widens to f64 (exact).
+    fn widen(self) -> f64;
+    /// Rounds an f64 result to this type.
+    fn narrow(x: f64) -> Self;
+}
+
+impl CoreFloat for f64 {
+    #[inline(always)]
+    fn widen(self) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn narrow(x: f64) -> Self {
+        x
+    }
+}
+
+impl CoreFloat for f32 {
+    #[inline(always)]
+    fn widen(self) -> f64 {
+        f64::from(self)
+    }
+    #[inline(always)]
+    fn narrow(x: f64) -> Self {
+        x as f32
+    }
+}
+
+/// `out[i] = f(a[i])`, with the loop compiled for the widest SIMD level the CPU has. `f`
+/// is straight-line arithmetic (an `#[inline(always)]` core) that inlines into the
+/// loop; no fused multiply-add is enabled at any level, so every level gives the same
+/// bits as the scalar `f`.
+#[inline(always)]
+pub(crate) fn map_slice<T: Copy>(a: &[T], out: &mut [T], f: impl Fn(T) -> T + Copy) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU reports AVX-512F, the only feature `map_avx512` enables.
+            return unsafe { simd::map_avx512(a, out, f) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU reports AVX2, the only feature `map_avx2` enables.
+            return unsafe { simd::map_avx2(a, out, f) };
+        }
+    }
+    map_loop(a, out, f)
+}
+
+#[inline(always)]
+fn map_loop<T: Copy>(a: &[T], out: &mut [T], f: impl Fn(T) -> T) {
+    for (o, &x) in out.iter_mut().zip(a) {
+        *o = f(x);
+    }
+}
+
+/// The same loop compiled for wider vector units.
+#[cfg(target_arch = "x86_64")]
+mod simd {
+    use super::map_loop;
+
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn map_avx512<T: Copy>(a: &[T], out: &mut [T], f: impl Fn(T) -> T) {
+        map_loop(a, out, f)
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) fn map_avx2<T: Copy>(a: &[T], out: &mut [T], f: impl Fn(T) -> T) {
+        map_loop(a, out, f)
+    }
 }

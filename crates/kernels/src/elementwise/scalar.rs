@@ -7,6 +7,7 @@
 //! a method of a pair that does not exist (say `exp` on `i32`) is never called; it
 //! returns its first operand unchanged.
 
+use strata_tensor::config::UnaryOp;
 use strata_tensor::{Scalar, c32, c64};
 
 use crate::structural::CastScalar;
@@ -56,13 +57,13 @@ pub trait ElementwiseScalar: Scalar + CastScalar {
     fn exp(x: Self) -> Self {
         x
     }
-    /// `out[i] = e^a[i]`: the same values as [`Self::exp`], overridden where a slice
-    /// runs faster than one call per element.
+    /// Runs `op` over a whole slice where this type has a faster form than one call
+    /// per element (the same values as the per-element function), returning whether it
+    /// did; `false` leaves `out` untouched for the caller's element loop.
     #[inline(always)]
-    fn exp_slice(a: &[Self], out: &mut [Self]) {
-        for (o, &x) in out.iter_mut().zip(a) {
-            *o = Self::exp(x);
-        }
+    fn analytic_slice(op: UnaryOp, a: &[Self], out: &mut [Self]) -> bool {
+        let _ = (op, a, out);
+        false
     }
     /// `ln x`.
     fn log(x: Self) -> Self {
@@ -188,12 +189,17 @@ macro_rules! impl_float {
                 crate::analytic::exponential::exp_value(x)
             }
             #[inline(always)]
-            fn exp_slice(a: &[Self], out: &mut [Self]) {
-                crate::analytic::exponential::exp_slice(a, out)
+            fn analytic_slice(op: UnaryOp, a: &[Self], out: &mut [Self]) -> bool {
+                match op {
+                    UnaryOp::Exp => crate::analytic::exponential::exp_slice(a, out),
+                    UnaryOp::Log => crate::analytic::logarithm::log_slice(a, out),
+                    _ => return false,
+                }
+                true
             }
             #[inline(always)]
             fn log(x: Self) -> Self {
-                x.ln()
+                crate::analytic::logarithm::log_value(x)
             }
             #[inline(always)]
             fn sin(x: Self) -> Self {

@@ -37,13 +37,16 @@ pub(crate) fn binary<T: ElementwiseScalar>(op: BinaryOp, a: &[T], b: &[T], out: 
 
 /// `out[i] = op(a[i])` for every op whose result has the input's dtype (all but `abs`).
 pub(crate) fn unary_same<T: ElementwiseScalar>(op: UnaryOp, a: &[T], out: &mut [T]) {
+    if T::analytic_slice(op, a, out) {
+        return;
+    }
     match op {
         UnaryOp::Neg => zip1(a, out, T::neg),
         UnaryOp::Conj => zip1(a, out, T::conj),
         // `abs` is routed to `abs` below by the callers; reals map to themselves here.
         UnaryOp::Abs => zip1(a, out, |x| T::from_wide(T::abs(x).to_wide())),
         UnaryOp::Sign => zip1(a, out, T::sign),
-        UnaryOp::Exp => T::exp_slice(a, out),
+        UnaryOp::Exp => zip1(a, out, T::exp),
         UnaryOp::Log => zip1(a, out, T::log),
         UnaryOp::Sin => zip1(a, out, T::sin),
         UnaryOp::Cos => zip1(a, out, T::cos),
