@@ -380,7 +380,7 @@ fn unary_tol(op: UnaryOp, input: DType) -> Tol {
         // Argument reduction of sin/cos loses absolute, not relative, accuracy near zeros.
         UnaryOp::Sin | UnaryOp::Cos => Tol { ulps: 4.0, floor: 1.0, abs: 0.0 },
         // The reference's own error: XLA's f64 log1p is off by up to ~80 ulp on
-        // [-0.41, -0.37] (strata, via libm, agrees with Python's math.log1p there), and
+        // [-0.41, -0.37] (strata agrees with glibc and Python's math.log1p there), and
         // XLA's complex log loses ~30 ulp in the real part when |z| is near 1.
         UnaryOp::Log1p if input == DType::F64 => ulps(128.0),
         UnaryOp::Log if complex => ulps(64.0),

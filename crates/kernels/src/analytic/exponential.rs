@@ -1,4 +1,4 @@
-//! `e^x` for real floats as straight-line arithmetic that the compiler vectorises, so that
+//! `e^x`, `e^x − 1` and `tanh x` for real floats as straight-line arithmetic that the compiler vectorises, so that
 //! a slice of exponentials runs at SIMD width instead of one libm call per element
 //! (measured on 8 Mi f64 on one core of this machine: libm 42 ms, this with AVX-512 17 ms,
 //! with AVX2 24 ms, with the baseline SSE2 40 ms).
@@ -12,11 +12,14 @@
 //! 1 ulp against a correctly rounded exponential, and equal to glibc's on ~98% of a sweep
 //! of the finite range (tested). f32 runs the same f64 core and rounds once.
 //!
+//! The same reduction gives `e^x − 1` (the scaled `1 + r` minus one as an exact two-sum,
+//! so there is no cancellation near 0) and `tanh x = e/(e + 2)` with `e = e^(2|x|) − 1`.
+//!
 //! Every path, SIMD or scalar, evaluates the same operations in the same order with no
 //! fused multiply-adds, so results are bit-identical whatever the CPU, the vector width
 //! or the position of an element in a slice.
 
-use super::{CoreFloat, map_slice};
+use super::{CoreFloat, RealCore, map_slice};
 
 /// log2(e).
 const LOG2_E: f64 = std::f64::consts::LOG2_E;
@@ -57,12 +60,11 @@ fn power_of_two(k: f64) -> f64 {
     f64::from_bits(biased << 52)
 }
 
-/// `e^x` in f64 (see the module documentation).
+/// The reduction shared by `e^x` and `e^x − 1`: `e^xc = 2^k · (head + tail)` for an `xc`
+/// already clamped to `[MIN_INPUT, MAX_INPUT]`, with `head = 1 + r` rounded and `tail`
+/// everything smaller, so that `head + tail` is the only rounding of consequence.
 #[inline(always)]
-fn exp_core(x: f64) -> f64 {
-    // `clamp` is two comparisons (it vectorises on every x86_64 level, unlike `max`/`min`)
-    // and passes a NaN through to the select at the end.
-    let xc = x.clamp(MIN_INPUT, MAX_INPUT);
+fn reduce(xc: f64) -> (f64, f64, f64) {
     let k = (xc * LOG2_E + ROUND_SHIFT) - ROUND_SHIFT;
     // r = xc - k·ln2 as the pair r + r_lo: `hi` is exact, and so is the error of `hi - lo`.
     let hi = xc - k * LN2_HI;
@@ -74,14 +76,66 @@ fn exp_core(x: f64) -> f64 {
     for c in &INV_FACTORIALS[1..] {
         q = q * r + c;
     }
-    // 1 + r as an exact pair, then every small term added to the low part: the final sum
-    // is the only rounding of consequence.
-    let one_plus_r = 1.0 + r;
-    let one_plus_r_err = (1.0 - one_plus_r) + r;
-    let p = one_plus_r + (one_plus_r_err + (r_lo + r * r * q));
+    // 1 + r as an exact pair (|r| < 1), then every small term added to the low part.
+    let head = 1.0 + r;
+    let head_err = (1.0 - head) + r;
+    (k, head, head_err + (r_lo + r * r * q))
+}
+
+/// `v · 2^k` for an integer-valued `k` in `[-1100, 1100]`, as two normal powers of two so
+/// that overflow to infinity and gradual underflow come out of the products.
+#[inline(always)]
+fn scale(v: f64, k: f64) -> f64 {
     let half = (k * 0.5 + ROUND_SHIFT) - ROUND_SHIFT;
-    let y = p * power_of_two(half) * power_of_two(k - half);
+    v * power_of_two(half) * power_of_two(k - half)
+}
+
+/// `e^x` in f64 (see the module documentation).
+#[inline(always)]
+fn exp_core(x: f64) -> f64 {
+    // `clamp` is two comparisons (it vectorises on every x86_64 level, unlike `max`/`min`)
+    // and passes a NaN through to the select at the end.
+    let (k, head, tail) = reduce(x.clamp(MIN_INPUT, MAX_INPUT));
+    let y = scale(head + tail, k);
     if x.is_nan() { x } else { y }
+}
+
+/// `e^x − 1` in f64, accurate near 0 where `e^x − 1` itself would cancel: with
+/// `e^x = 2^k·(head + tail)`, the result is `(2^k·head − 1) + 2^k·tail` where the first
+/// difference is split into its rounded value and its exact error (two-sum), so a single
+/// final addition rounds. Near 0 (`k = 0`) `head − 1 + head_err` is `r` exactly. Below
+/// 1 ulp (tested against glibc).
+#[inline(always)]
+fn expm1_core(x: f64) -> f64 {
+    let (k, head, tail) = reduce(x.clamp(MIN_INPUT, MAX_INPUT));
+    let big = scale(head, k);
+    let small = scale(tail, k);
+    let (sum, err) = two_sum(big, -1.0);
+    let y = sum + (err + small);
+    let y = if sum == f64::INFINITY { sum } else { y };
+    // x = ±0 keeps its sign; NaN passes through.
+    if x == 0.0 || x.is_nan() { x } else { y }
+}
+
+/// `tanh x = e / (e + 2)` with `e = e^(2|x|) − 1`, the sign copied from `x` (so
+/// `tanh(−0) = −0`); 1 beyond |x| = 22, where `e` would overflow first. Three roundings
+/// after `expm1`: within 2 ulp (tested against glibc).
+#[inline(always)]
+fn tanh_core(x: f64) -> f64 {
+    let a = x.abs();
+    let e = expm1_core(a + a);
+    let t = if a > 22.0 { 1.0 } else { e / (e + 2.0) };
+    let y = t.copysign(x);
+    if x.is_nan() { x } else { y }
+}
+
+/// `a + b` as the rounded sum and its exact error (Knuth's two-sum: no ordering needed).
+#[inline(always)]
+fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let sum = a + b;
+    let b_part = sum - a;
+    let a_part = sum - b_part;
+    (sum, (a - a_part) + (b - b_part))
 }
 
 /// `e^x` of one value.
@@ -92,7 +146,59 @@ pub(crate) fn exp_value<T: CoreFloat>(x: T) -> T {
 
 /// `out[i] = e^a[i]`, at the widest SIMD level the CPU has.
 pub(crate) fn exp_slice<T: CoreFloat>(a: &[T], out: &mut [T]) {
-    map_slice(a, out, exp_value::<T>)
+    map_slice::<T, Exp>(a, out)
+}
+
+/// `e^x` for [`map_slice`].
+pub(crate) struct Exp;
+
+impl RealCore for Exp {
+    #[inline(always)]
+    fn core(x: f64) -> f64 {
+        exp_core(x)
+    }
+}
+
+/// `e^x − 1` of one value.
+#[inline(always)]
+pub(crate) fn expm1_value<T: CoreFloat>(x: T) -> T {
+    T::narrow(expm1_core(x.widen()))
+}
+
+/// `out[i] = e^a[i] − 1`, at the widest SIMD level the CPU has.
+pub(crate) fn expm1_slice<T: CoreFloat>(a: &[T], out: &mut [T]) {
+    map_slice::<T, Expm1>(a, out)
+}
+
+/// `e^x − 1` for [`map_slice`].
+pub(crate) struct Expm1;
+
+impl RealCore for Expm1 {
+    #[inline(always)]
+    fn core(x: f64) -> f64 {
+        expm1_core(x)
+    }
+}
+
+/// `tanh x` of one value.
+#[inline(always)]
+pub(crate) fn tanh_value<T: CoreFloat>(x: T) -> T {
+    T::narrow(tanh_core(x.widen()))
+}
+
+/// `out[i] = tanh a[i]`, at the widest SIMD level the CPU has.
+pub(crate) fn tanh_slice<T: CoreFloat>(a: &[T], out: &mut [T]) {
+    map_slice::<T, Tanh>(a, out)
+}
+
+/// `tanh x` for [`map_slice`].
+pub(crate) struct Tanh;
+
+impl RealCore for Tanh {
+    #[inline(always)]
+    fn core(x: f64) -> f64 {
+        tanh_core(x)
+    }
 }
 
 #[cfg(test)]
@@ -181,6 +287,65 @@ mod tests {
             };
             let err = if got.is_infinite() && want > f64::from(f32::MAX) { 0.0 } else { (f64::from(got) - want).abs() };
             assert!(err <= spacing, "exp({x:e}) = {got:e}, want {want:e}");
+        }
+    }
+
+    /// The exponential's sweep plus a dense one around 0, where `e^x − 1` cancels.
+    fn inputs_near_zero() -> Vec<f64> {
+        let mut xs = inputs();
+        xs.extend((0..100_000).map(|i| (i as f64 - 50_000.0) * 1e-9));
+        xs.extend((1..1000).flat_map(|i| [f64::powi(2.0, -i), -f64::powi(2.0, -i)]));
+        xs.extend((0..40_000).map(|i| -40.0 + i as f64 * 1e-3));
+        xs
+    }
+
+    #[test]
+    fn expm1_is_within_one_ulp_of_libm_everywhere() {
+        let xs = inputs_near_zero();
+        let mut out = vec![0.0; xs.len()];
+        expm1_slice(&xs, &mut out);
+        let mut same = 0usize;
+        for (&x, &got) in xs.iter().zip(&out) {
+            let want = x.exp_m1();
+            same += usize::from(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()));
+            assert!(ulps(got, want) <= 1.0, "expm1({x:e}) = {got:e}, libm {want:e}");
+            assert_eq!(expm1_value(x).to_bits(), got.to_bits(), "expm1({x:e}) scalar vs slice");
+        }
+        // glibc's expm1 is itself only faithfully rounded (within 1 ulp), so the two agree
+        // less often than for exp: 96.6 % of this sweep.
+        assert!(same as f64 >= 0.95 * xs.len() as f64, "{same} of {} equal to libm", xs.len());
+        assert_eq!(expm1_value(-0.0f64).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(expm1_value(f64::NEG_INFINITY), -1.0);
+        assert_eq!(expm1_value(f64::INFINITY), f64::INFINITY);
+        assert_eq!(expm1_value(710.0f64), f64::INFINITY);
+        assert_eq!(expm1_value(1e-300f64), 1e-300);
+        assert!(expm1_value(f64::NAN).is_nan());
+    }
+
+    #[test]
+    fn tanh_is_within_two_ulp_of_libm_everywhere() {
+        let mut xs = inputs_near_zero();
+        xs.extend((0..100_000).map(|i| (i as f64 - 50_000.0) * 5e-4));
+        let mut out = vec![0.0; xs.len()];
+        tanh_slice(&xs, &mut out);
+        for (&x, &got) in xs.iter().zip(&out) {
+            let want = x.tanh();
+            assert!(ulps(got, want) <= 2.0, "tanh({x:e}) = {got:e}, libm {want:e}");
+            assert_eq!(tanh_value(x).to_bits(), got.to_bits(), "tanh({x:e}) scalar vs slice");
+        }
+        assert_eq!(tanh_value(-0.0f64).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(tanh_value(f64::INFINITY), 1.0);
+        assert_eq!(tanh_value(f64::NEG_INFINITY), -1.0);
+        assert_eq!(tanh_value(-30.0f64), -1.0);
+        assert!(tanh_value(f64::NAN).is_nan());
+        let xs32: Vec<f32> = (0..200_000).map(|i| (i as f32 - 100_000.0) * 1e-4).collect();
+        let mut out32 = vec![0.0f32; xs32.len()];
+        tanh_slice(&xs32, &mut out32);
+        expm1_slice(&xs32, &mut out32.clone());
+        for (&x, &got) in xs32.iter().zip(&out32) {
+            let want = f64::from(x).tanh();
+            let spacing = (want.abs() * f64::from(f32::EPSILON)).max(f64::from(f32::from_bits(1)));
+            assert!((f64::from(got) - want).abs() <= spacing, "tanh({x:e}) = {got:e}, want {want:e}");
         }
     }
 

@@ -193,6 +193,9 @@ macro_rules! impl_float {
                 match op {
                     UnaryOp::Exp => crate::analytic::exponential::exp_slice(a, out),
                     UnaryOp::Log => crate::analytic::logarithm::log_slice(a, out),
+                    UnaryOp::Log1p => crate::analytic::logarithm::log1p_slice(a, out),
+                    UnaryOp::Expm1 => crate::analytic::exponential::expm1_slice(a, out),
+                    UnaryOp::Tanh => crate::analytic::exponential::tanh_slice(a, out),
                     _ => return false,
                 }
                 true
@@ -211,7 +214,7 @@ macro_rules! impl_float {
             }
             #[inline(always)]
             fn tanh(x: Self) -> Self {
-                x.tanh()
+                crate::analytic::exponential::tanh_value(x)
             }
             #[inline(always)]
             fn sqrt(x: Self) -> Self {
@@ -223,11 +226,11 @@ macro_rules! impl_float {
             }
             #[inline(always)]
             fn expm1(x: Self) -> Self {
-                x.exp_m1()
+                crate::analytic::exponential::expm1_value(x)
             }
             #[inline(always)]
             fn log1p(x: Self) -> Self {
-                x.ln_1p()
+                crate::analytic::logarithm::log1p_value(x)
             }
             fn max_identity() -> Self {
                 <$t>::NEG_INFINITY
