@@ -20,7 +20,7 @@
 //! of an element in a slice.
 
 use super::exponential::{LN2_HI, LN2_LO, ROUND_SHIFT};
-use super::{CoreFloat, RealCore, map_slice};
+use super::real_cores;
 
 /// 2^54: scales a subnormal into the normal range exactly.
 const TWO_54: f64 = 18_014_398_509_481_984.0;
@@ -95,63 +95,18 @@ fn log_with_tail(x: f64, tail: f64) -> f64 {
     if x.is_nan() { x } else { y }
 }
 
-/// `ln x` of one value.
-#[inline(always)]
-pub(crate) fn log_value<T: CoreFloat>(x: T) -> T {
-    T::narrow(log_core(x.widen()))
-}
-
-/// `out[i] = ln a[i]`, at the widest SIMD level the CPU has.
-pub(crate) fn log_slice<T: CoreFloat>(a: &[T], out: &mut [T]) {
-    map_slice::<T, Log>(a, out)
-}
-
-/// `ln x` for [`map_slice`].
-pub(crate) struct Log;
-
-impl RealCore for Log {
-    #[inline(always)]
-    fn core(x: f64) -> f64 {
-        log_core(x)
-    }
-}
-
-/// `ln(1 + x)` of one value.
-#[inline(always)]
-pub(crate) fn log1p_value<T: CoreFloat>(x: T) -> T {
-    T::narrow(log1p_core(x.widen()))
-}
-
-/// `out[i] = ln(1 + a[i])`, at the widest SIMD level the CPU has.
-pub(crate) fn log1p_slice<T: CoreFloat>(a: &[T], out: &mut [T]) {
-    map_slice::<T, Log1p>(a, out)
-}
-
-/// `ln(1 + x)` for [`map_slice`].
-pub(crate) struct Log1p;
-
-impl RealCore for Log1p {
-    #[inline(always)]
-    fn core(x: f64) -> f64 {
-        log1p_core(x)
-    }
+real_cores! {
+    /// `ln x`.
+    Log => log_core;
+    /// `ln(1 + x)`.
+    Log1p => log1p_core;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Distance in units of the last place of `want`; 0 when both are the same
-    /// infinity or NaN.
-    fn ulps(got: f64, want: f64) -> f64 {
-        if got == want || (got.is_nan() && want.is_nan()) {
-            return 0.0;
-        }
-        if !got.is_finite() || !want.is_finite() {
-            return f64::INFINITY;
-        }
-        (got - want).abs() / (want.abs() * f64::EPSILON).max(f64::from_bits(1))
-    }
+    use crate::analytic::test_support::{check_every_length, check_f32, check_f64};
+    use crate::analytic::value;
 
     /// A deterministic spread of positive inputs: every binade from the smallest
     /// subnormal to the largest float with pseudo-random fractions, a dense sweep around
@@ -186,50 +141,37 @@ mod tests {
 
     #[test]
     fn f64_is_within_one_ulp_of_libm_everywhere() {
-        let xs = inputs();
-        let mut out = vec![0.0; xs.len()];
-        log_slice(&xs, &mut out);
-        let mut same = 0usize;
-        for (&x, &got) in xs.iter().zip(&out) {
-            let want = x.ln();
-            same += usize::from(got.to_bits() == want.to_bits());
-            assert!(ulps(got, want) <= 1.0, "ln({x:e}) = {got:e}, libm {want:e}");
-            // The scalar path is the same arithmetic.
-            assert_eq!(log_value(x).to_bits(), got.to_bits(), "ln({x:e}) scalar vs slice");
-        }
+        let same = check_f64::<Log>("ln", &inputs(), f64::ln, 1.0);
         // Nearly always the correctly rounded value, as glibc's is.
-        assert!(same as f64 >= 0.97 * xs.len() as f64, "{same} of {} equal to libm", xs.len());
+        assert!(same >= 0.97, "{same} equal to libm");
     }
 
     #[test]
     fn special_values_follow_ieee() {
-        assert_eq!(log_value(1.0f64).to_bits(), 0.0f64.to_bits(), "ln 1 is +0");
-        assert_eq!(log_value(0.0f64), f64::NEG_INFINITY);
-        assert_eq!(log_value(-0.0f64), f64::NEG_INFINITY);
-        assert_eq!(log_value(f64::INFINITY), f64::INFINITY);
-        assert!(log_value(f64::NEG_INFINITY).is_nan());
-        assert!(log_value(-1.0f64).is_nan());
-        assert!(log_value(-f64::from_bits(1)).is_nan());
-        assert!(log_value(f64::NAN).is_nan());
-        assert_eq!(log_value(std::f64::consts::E), 1.0);
-        assert_eq!(log_value(2.0f64), std::f64::consts::LN_2);
-        assert_eq!(log_value(f64::from_bits(1)), -744.4400719213812, "smallest subnormal");
-        assert_eq!(log_value(f64::MAX), 709.782712893384);
-        assert_eq!(log_value(0.0f32), f32::NEG_INFINITY);
-        assert!(log_value(-2.0f32).is_nan());
+        assert_eq!(value::<Log, _>(1.0f64).to_bits(), 0.0f64.to_bits(), "ln 1 is +0");
+        assert_eq!(value::<Log, _>(0.0f64), f64::NEG_INFINITY);
+        assert_eq!(value::<Log, _>(-0.0f64), f64::NEG_INFINITY);
+        assert_eq!(value::<Log, _>(f64::INFINITY), f64::INFINITY);
+        assert!(value::<Log, _>(f64::NEG_INFINITY).is_nan());
+        assert!(value::<Log, _>(-1.0f64).is_nan());
+        assert!(value::<Log, _>(-f64::from_bits(1)).is_nan());
+        assert!(value::<Log, _>(f64::NAN).is_nan());
+        assert_eq!(value::<Log, _>(std::f64::consts::E), 1.0);
+        assert_eq!(value::<Log, _>(2.0f64), std::f64::consts::LN_2);
+        assert_eq!(value::<Log, _>(f64::from_bits(1)), -744.4400719213812, "smallest subnormal");
+        assert_eq!(value::<Log, _>(f64::MAX), 709.782712893384);
+        assert_eq!(value::<Log, _>(0.0f32), f32::NEG_INFINITY);
+        assert!(value::<Log, _>(-2.0f32).is_nan());
     }
 
     #[test]
-    fn f32_matches_the_rounded_f64_logarithm() {
+    fn f32_matches_the_rounded_f64_logarithms() {
         let mut xs: Vec<f32> = (1..200_000u32).map(|i| f32::from_bits(i.wrapping_mul(21_467) % 0x7F80_0000)).collect();
         xs.extend((0..100_000).map(|i| 1.0 + (i as f32 - 50_000.0) * 1e-6));
-        let mut out = vec![0.0f32; xs.len()];
-        log_slice(&xs, &mut out);
-        for (&x, &got) in xs.iter().zip(&out) {
-            let want = f64::from(x).ln();
-            let spacing = (want.abs() * f64::from(f32::EPSILON)).max(f64::from(f32::from_bits(1)));
-            assert!((f64::from(got) - want).abs() <= spacing, "ln({x:e}) = {got:e}, want {want:e}");
-        }
+        check_f32::<Log>("ln", &xs, f64::ln);
+        check_f32::<Log1p>("log1p", &xs, f64::ln_1p);
+        let near_zero: Vec<f32> = (0..200_000).map(|i| (i as f32 - 100_000.0) * 1e-6).collect();
+        check_f32::<Log1p>("log1p", &near_zero, f64::ln_1p);
     }
 
     #[test]
@@ -239,37 +181,22 @@ mod tests {
         xs.extend((0..100_000).map(|i| (i as f64 - 50_000.0) * 1e-9));
         xs.extend((1..1000).flat_map(|i| [f64::powi(2.0, -i), -f64::powi(2.0, -i)]));
         xs.extend((0..40_000).map(|i| -1.0 + f64::powi(2.0, -(i % 53)) * (1.0 + i as f64 * 1e-6)));
-        let mut out = vec![0.0; xs.len()];
-        log1p_slice(&xs, &mut out);
-        let mut same = 0usize;
-        for (&x, &got) in xs.iter().zip(&out) {
-            let want = x.ln_1p();
-            same += usize::from(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()));
-            assert!(ulps(got, want) <= 1.0, "log1p({x:e}) = {got:e}, libm {want:e}");
-            assert_eq!(log1p_value(x).to_bits(), got.to_bits(), "log1p({x:e}) scalar vs slice");
-        }
-        assert!(same as f64 >= 0.95 * xs.len() as f64, "{same} of {} equal to libm", xs.len());
-        assert_eq!(log1p_value(-0.0f64).to_bits(), (-0.0f64).to_bits());
-        assert_eq!(log1p_value(-1.0f64), f64::NEG_INFINITY);
-        assert!(log1p_value(-1.5f64).is_nan());
-        assert!(log1p_value(f64::NEG_INFINITY).is_nan());
-        assert_eq!(log1p_value(f64::INFINITY), f64::INFINITY);
-        assert_eq!(log1p_value(1e-300f64), 1e-300);
-        assert!(log1p_value(f64::NAN).is_nan());
-        assert_eq!(log1p_value(-1.0f32), f32::NEG_INFINITY);
+        let same = check_f64::<Log1p>("log1p", &xs, f64::ln_1p, 1.0);
+        assert!(same >= 0.95, "{same} equal to libm");
+        assert_eq!(value::<Log1p, _>(-0.0f64).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(value::<Log1p, _>(-1.0f64), f64::NEG_INFINITY);
+        assert!(value::<Log1p, _>(-1.5f64).is_nan());
+        assert!(value::<Log1p, _>(f64::NEG_INFINITY).is_nan());
+        assert_eq!(value::<Log1p, _>(f64::INFINITY), f64::INFINITY);
+        assert_eq!(value::<Log1p, _>(1e-300f64), 1e-300);
+        assert!(value::<Log1p, _>(f64::NAN).is_nan());
+        assert_eq!(value::<Log1p, _>(-1.0f32), f32::NEG_INFINITY);
     }
 
     #[test]
     fn every_length_and_alignment_gives_the_same_bits() {
         let xs: Vec<f64> = (0..67).map(|i| (i as f64 * 0.37 + 0.01).powi(3)).collect();
-        for start in 0..8 {
-            for end in start..xs.len() {
-                let mut out = vec![0.0; end - start];
-                log_slice(&xs[start..end], &mut out);
-                for (&x, &got) in xs[start..end].iter().zip(&out) {
-                    assert_eq!(got.to_bits(), log_value(x).to_bits());
-                }
-            }
-        }
+        check_every_length::<Log>(&xs);
+        check_every_length::<Log1p>(&xs);
     }
 }

@@ -84,6 +84,30 @@ pub(crate) trait RealCore {
     fn core(x: f64) -> f64;
 }
 
+/// `F` of one value: the same bits as every slice path.
+#[inline(always)]
+pub(crate) fn value<F: RealCore, T: CoreFloat>(x: T) -> T {
+    T::narrow(F::core(x.widen()))
+}
+
+/// Declares unit types whose [`RealCore`] is the named `#[inline(always)]` core.
+macro_rules! real_cores {
+    ($($(#[$doc:meta])* $name:ident => $core:ident;)*) => {
+        $(
+            $(#[$doc])*
+            pub(crate) struct $name;
+
+            impl super::RealCore for $name {
+                #[inline(always)]
+                fn core(x: f64) -> f64 {
+                    $core(x)
+                }
+            }
+        )*
+    };
+}
+pub(crate) use real_cores;
+
 /// `out[i] = F(a[i])` (through the f64 core, rounded once for f32), with the loop
 /// compiled for the widest SIMD level the CPU has. No fused multiply-add is enabled at
 /// any level, so every level gives the same bits as the scalar core.
@@ -123,5 +147,68 @@ mod simd {
     #[target_feature(enable = "avx2")]
     pub(super) fn map_avx2<T: CoreFloat, F: RealCore>(a: &[T], out: &mut [T]) {
         map_loop::<T, F>(a, out)
+    }
+}
+
+/// Helpers of the analytic functions' accuracy tests.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::{RealCore, map_slice, value};
+
+    /// Distance in units of the last place of `want` (at the subnormal spacing below the
+    /// normal range); 0 when both are the same infinity, zero or NaN.
+    pub(crate) fn ulps(got: f64, want: f64) -> f64 {
+        if got == want || (got.is_nan() && want.is_nan()) {
+            return 0.0;
+        }
+        if !got.is_finite() || !want.is_finite() {
+            return f64::INFINITY;
+        }
+        let spacing = if want.abs() < f64::MIN_POSITIVE { f64::from_bits(1) } else { want.abs() * f64::EPSILON };
+        (got - want).abs() / spacing
+    }
+
+    /// Runs `F` over `xs` through the slice path and checks every result: within
+    /// `max_ulps` of `reference`, and bit-equal to the scalar path. Returns the fraction of
+    /// results bit-equal to `reference`.
+    pub(crate) fn check_f64<F: RealCore>(name: &str, xs: &[f64], reference: impl Fn(f64) -> f64, max_ulps: f64) -> f64 {
+        let mut out = vec![0.0; xs.len()];
+        map_slice::<f64, F>(xs, &mut out);
+        let mut same = 0usize;
+        for (&x, &got) in xs.iter().zip(&out) {
+            let want = reference(x);
+            same += usize::from(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()));
+            assert!(ulps(got, want) <= max_ulps, "{name}({x:e}) = {got:e}, libm {want:e}");
+            assert_eq!(value::<F, f64>(x).to_bits(), got.to_bits(), "{name}({x:e}) scalar vs slice");
+        }
+        same as f64 / xs.len() as f64
+    }
+
+    /// Runs `F` over f32 inputs and checks every result within one f32 spacing of the f64
+    /// `reference` (an infinity where the reference lies beyond f32's range).
+    pub(crate) fn check_f32<F: RealCore>(name: &str, xs: &[f32], reference: impl Fn(f64) -> f64) {
+        let mut out = vec![0.0f32; xs.len()];
+        map_slice::<f32, F>(xs, &mut out);
+        for (&x, &got) in xs.iter().zip(&out) {
+            let want = reference(f64::from(x));
+            let spacing = (want.abs() * f64::from(f32::EPSILON)).max(f64::from(f32::from_bits(1)));
+            let overflowed = got.is_infinite() && want.abs() > f64::from(f32::MAX) && (f64::from(got) * want) > 0.0;
+            let err = if overflowed || f64::from(got) == want { 0.0 } else { (f64::from(got) - want).abs() };
+            assert!(err <= spacing, "{name}({x:e}) = {got:e}, want {want:e}");
+        }
+    }
+
+    /// Checks that every sub-slice of `xs` (every start phase and length) gives the
+    /// scalar path's bits.
+    pub(crate) fn check_every_length<F: RealCore>(xs: &[f64]) {
+        for start in 0..8.min(xs.len()) {
+            for end in start..xs.len() {
+                let mut out = vec![0.0; end - start];
+                map_slice::<f64, F>(&xs[start..end], &mut out);
+                for (&x, &got) in xs[start..end].iter().zip(&out) {
+                    assert_eq!(got.to_bits(), value::<F, f64>(x).to_bits());
+                }
+            }
+        }
     }
 }

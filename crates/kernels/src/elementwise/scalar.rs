@@ -10,6 +10,11 @@
 use strata_tensor::config::UnaryOp;
 use strata_tensor::{Scalar, c32, c64};
 
+use crate::analytic::{
+    self,
+    exponential::{Exp, Expm1, Tanh},
+    logarithm::{Log, Log1p},
+};
 use crate::structural::CastScalar;
 
 /// Elementwise arithmetic of one dtype, with jax.lax semantics.
@@ -186,23 +191,23 @@ macro_rules! impl_float {
             }
             #[inline(always)]
             fn exp(x: Self) -> Self {
-                crate::analytic::exponential::exp_value(x)
+                analytic::value::<Exp, _>(x)
             }
             #[inline(always)]
             fn analytic_slice(op: UnaryOp, a: &[Self], out: &mut [Self]) -> bool {
                 match op {
-                    UnaryOp::Exp => crate::analytic::exponential::exp_slice(a, out),
-                    UnaryOp::Log => crate::analytic::logarithm::log_slice(a, out),
-                    UnaryOp::Log1p => crate::analytic::logarithm::log1p_slice(a, out),
-                    UnaryOp::Expm1 => crate::analytic::exponential::expm1_slice(a, out),
-                    UnaryOp::Tanh => crate::analytic::exponential::tanh_slice(a, out),
+                    UnaryOp::Exp => analytic::map_slice::<Self, Exp>(a, out),
+                    UnaryOp::Log => analytic::map_slice::<Self, Log>(a, out),
+                    UnaryOp::Log1p => analytic::map_slice::<Self, Log1p>(a, out),
+                    UnaryOp::Expm1 => analytic::map_slice::<Self, Expm1>(a, out),
+                    UnaryOp::Tanh => analytic::map_slice::<Self, Tanh>(a, out),
                     _ => return false,
                 }
                 true
             }
             #[inline(always)]
             fn log(x: Self) -> Self {
-                crate::analytic::logarithm::log_value(x)
+                analytic::value::<Log, _>(x)
             }
             #[inline(always)]
             fn sin(x: Self) -> Self {
@@ -214,7 +219,7 @@ macro_rules! impl_float {
             }
             #[inline(always)]
             fn tanh(x: Self) -> Self {
-                crate::analytic::exponential::tanh_value(x)
+                analytic::value::<Tanh, _>(x)
             }
             #[inline(always)]
             fn sqrt(x: Self) -> Self {
@@ -226,11 +231,11 @@ macro_rules! impl_float {
             }
             #[inline(always)]
             fn expm1(x: Self) -> Self {
-                crate::analytic::exponential::expm1_value(x)
+                analytic::value::<Expm1, _>(x)
             }
             #[inline(always)]
             fn log1p(x: Self) -> Self {
-                crate::analytic::logarithm::log1p_value(x)
+                analytic::value::<Log1p, _>(x)
             }
             fn max_identity() -> Self {
                 <$t>::NEG_INFINITY
