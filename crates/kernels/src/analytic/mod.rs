@@ -15,6 +15,7 @@
 
 pub(crate) mod exponential;
 pub(crate) mod logarithm;
+pub(crate) mod trigonometric;
 
 use strata_tensor::config::{BinaryOp, UnaryOp};
 use strata_tensor::{Result, Tensor, TensorRead, TensorWrite};
@@ -80,14 +81,30 @@ impl CoreFloat for f32 {
 /// function rather than a closure because a closure's call shim is not reliably inlined
 /// into the SIMD loop (measured: tanh and log1p ran one call per element, slower than libm).
 pub(crate) trait RealCore {
+    /// Whether some inputs are outside the core's range and go to [`Self::fallback`].
+    const HAS_FALLBACK: bool = false;
+
     /// The function in f64: straight-line arithmetic, `#[inline(always)]`.
     fn core(x: f64) -> f64;
+
+    /// Whether `x` is outside the core's range (never, unless `HAS_FALLBACK`).
+    #[inline(always)]
+    fn outside(x: f64) -> bool {
+        let _ = x;
+        false
+    }
+
+    /// The function at an input outside the core's range.
+    fn fallback(x: f64) -> f64 {
+        x
+    }
 }
 
 /// `F` of one value: the same bits as every slice path.
 #[inline(always)]
 pub(crate) fn value<F: RealCore, T: CoreFloat>(x: T) -> T {
-    T::narrow(F::core(x.widen()))
+    let x = x.widen();
+    T::narrow(if F::HAS_FALLBACK && F::outside(x) { F::fallback(x) } else { F::core(x) })
 }
 
 /// Declares unit types whose [`RealCore`] is the named `#[inline(always)]` core.
@@ -127,10 +144,25 @@ pub(crate) fn map_slice<T: CoreFloat, F: RealCore>(a: &[T], out: &mut [T]) {
     map_loop::<T, F>(a, out)
 }
 
+/// Elements per block of [`map_loop`]: a core's out-of-range inputs are patched while the
+/// block is still in L1.
+const BLOCK: usize = 256;
+
 #[inline(always)]
 fn map_loop<T: CoreFloat, F: RealCore>(a: &[T], out: &mut [T]) {
-    for (o, &x) in out.iter_mut().zip(a) {
-        *o = T::narrow(F::core(x.widen()));
+    for (a, out) in a.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
+        // The core on every element (the vectorised loop), then the rare inputs outside
+        // its range one by one.
+        for (o, &x) in out.iter_mut().zip(a) {
+            *o = T::narrow(F::core(x.widen()));
+        }
+        if F::HAS_FALLBACK && a.iter().any(|&x| F::outside(x.widen())) {
+            for (o, &x) in out.iter_mut().zip(a) {
+                if F::outside(x.widen()) {
+                    *o = T::narrow(F::fallback(x.widen()));
+                }
+            }
+        }
     }
 }
 

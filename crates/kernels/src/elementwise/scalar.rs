@@ -14,6 +14,7 @@ use crate::analytic::{
     self,
     exponential::{Exp, Expm1, Tanh},
     logarithm::{Log, Log1p},
+    trigonometric::{Cos, Sin},
 };
 use crate::structural::CastScalar;
 
@@ -201,6 +202,8 @@ macro_rules! impl_float {
                     UnaryOp::Log1p => analytic::map_slice::<Self, Log1p>(a, out),
                     UnaryOp::Expm1 => analytic::map_slice::<Self, Expm1>(a, out),
                     UnaryOp::Tanh => analytic::map_slice::<Self, Tanh>(a, out),
+                    UnaryOp::Sin => analytic::map_slice::<Self, Sin>(a, out),
+                    UnaryOp::Cos => analytic::map_slice::<Self, Cos>(a, out),
                     _ => return false,
                 }
                 true
@@ -211,11 +214,11 @@ macro_rules! impl_float {
             }
             #[inline(always)]
             fn sin(x: Self) -> Self {
-                x.sin()
+                analytic::value::<Sin, _>(x)
             }
             #[inline(always)]
             fn cos(x: Self) -> Self {
-                x.cos()
+                analytic::value::<Cos, _>(x)
             }
             #[inline(always)]
             fn tanh(x: Self) -> Self {
