@@ -2,6 +2,12 @@
 //! f32, f64, c32 and c64 (integers and bool get an Unsupported error). They share the
 //! elementwise engine; this module names them.
 //!
+//! On real floats, exp, expm1 and tanh (`exponential.rs`), log and log1p
+//! (`logarithm.rs`), sin and cos (`trigonometric.rs`) are our own branch-free f64 cores,
+//! run over slices by `map_slice` at the widest SIMD level the CPU has and giving the
+//! same bits on every path; each documents its method and tested error against glibc.
+//! sqrt is the hardware's; pow and the complex functions come from std and num-complex.
+//!
 //! ```
 //! use strata_kernels::{KernelContext, analytic};
 //! use strata_tensor::{ErrorKind, Tensor};
