@@ -19,7 +19,7 @@
 //! fused multiply-adds, so results are bit-identical whatever the CPU, the vector width
 //! or the position of an element in a slice.
 
-use super::real_cores;
+use super::{horner, real_cores, two_sum};
 
 /// log2(e).
 const LOG2_E: f64 = std::f64::consts::LOG2_E;
@@ -72,10 +72,7 @@ fn reduce(xc: f64) -> (f64, f64, f64) {
     let r = hi - lo;
     let r_lo = (hi - r) - lo;
     // q(r) = Σ_{n≥2} r^(n-2)/n!, so e^r = 1 + r + r²·q(r).
-    let mut q = INV_FACTORIALS[0];
-    for c in &INV_FACTORIALS[1..] {
-        q = q * r + c;
-    }
+    let q = horner(r, &INV_FACTORIALS);
     // 1 + r as an exact pair (|r| < 1), then every small term added to the low part.
     let head = 1.0 + r;
     let head_err = (1.0 - head) + r;
@@ -127,15 +124,6 @@ fn tanh_core(x: f64) -> f64 {
     let t = if a > 22.0 { 1.0 } else { e / (e + 2.0) };
     let y = t.copysign(x);
     if x.is_nan() { x } else { y }
-}
-
-/// `a + b` as the rounded sum and its exact error (Knuth's two-sum: no ordering needed).
-#[inline(always)]
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
-    let sum = a + b;
-    let b_part = sum - a;
-    let a_part = sum - b_part;
-    (sum, (a - a_part) + (b - b_part))
 }
 
 real_cores! {

@@ -20,7 +20,7 @@
 //! of an element in a slice.
 
 use super::exponential::{LN2_HI, LN2_LO, ROUND_SHIFT};
-use super::real_cores;
+use super::{horner, real_cores};
 
 /// 2^54: scales a subnormal into the normal range exactly.
 const TWO_54: f64 = 18_014_398_509_481_984.0;
@@ -79,11 +79,7 @@ fn log_with_tail(x: f64, tail: f64) -> f64 {
     let f = m - 1.0;
     let s = f / (2.0 + f);
     let z = s * s;
-    let mut t = INV_ODD[0];
-    for c in &INV_ODD[1..] {
-        t = t * z + c;
-    }
-    let t = t * z;
+    let t = horner(z, &INV_ODD) * z;
     // ln(1 + f) = f − correction, and k·ln2 = k·LN2_HI + k·LN2_LO.
     let correction = s * (f - (t + t)) - k * LN2_LO - tail;
     let near = (k * LN2_HI + f) - correction;

@@ -106,6 +106,22 @@ pub(crate) trait RealCore {
     }
 }
 
+/// The polynomial with `coefficients` (highest degree first) at `x`, by Horner's rule:
+/// the one evaluation order every core's series uses.
+#[inline(always)]
+pub(crate) fn horner(x: f64, coefficients: &[f64]) -> f64 {
+    coefficients[1..].iter().fold(coefficients[0], |acc, &c| acc * x + c)
+}
+
+/// `a + b` as the rounded sum and its exact error (Knuth's two-sum: no ordering needed).
+#[inline(always)]
+pub(crate) fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let sum = a + b;
+    let b_part = sum - a;
+    let a_part = sum - b_part;
+    (sum, (a - a_part) + (b - b_part))
+}
+
 /// `F` of one value: the same bits as every slice path.
 #[inline(always)]
 pub(crate) fn value<F: RealCore, T: CoreFloat>(x: T) -> T {

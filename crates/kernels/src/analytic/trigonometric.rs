@@ -16,8 +16,8 @@
 //! No fused multiply-adds on any path, so results are bit-identical whatever the CPU,
 //! the vector width or the position of an element in a slice; `sin(−0) = −0`.
 
-use super::RealCore;
 use super::exponential::ROUND_SHIFT;
+use super::{RealCore, horner, two_sum};
 
 /// 2/π.
 const TWO_OVER_PI: f64 = f64::from_bits(0x3FE4_5F30_6DC9_C883);
@@ -65,11 +65,8 @@ fn reduce(x: f64) -> (f64, f64, u64) {
     let quadrant = shifted.to_bits() & 3;
     let t = x - k * PIO2_HI;
     let w = k * PIO2_MID;
-    let r = t - w;
-    // The exact error of `t - w` (two-sum), then the last part of k·π/2.
-    let w_part = t - r;
-    let t_part = r + w_part;
-    let err = (t - t_part) + (w_part - w);
+    // `t - w` and its exact error, then the last part of k·π/2.
+    let (r, err) = two_sum(t, -w);
     let lo = err - k * PIO2_LO;
     let r2 = r + lo;
     (r2, (r - r2) + lo, quadrant)
@@ -79,10 +76,7 @@ fn reduce(x: f64) -> (f64, f64, u64) {
 #[inline(always)]
 fn sin_reduced(r: f64, r_lo: f64) -> f64 {
     let z = r * r;
-    let mut s = SIN_TERMS[0];
-    for c in &SIN_TERMS[1..] {
-        s = s * z + c;
-    }
+    let s = horner(z, &SIN_TERMS);
     // sin r = r − r³/6 + ...: the odd series with its sign folded into the terms.
     r + (r_lo * (1.0 - 0.5 * z) - r * z * s)
 }
@@ -91,10 +85,7 @@ fn sin_reduced(r: f64, r_lo: f64) -> f64 {
 #[inline(always)]
 fn cos_reduced(r: f64, r_lo: f64) -> f64 {
     let z = r * r;
-    let mut c = COS_TERMS[0];
-    for t in &COS_TERMS[1..] {
-        c = c * z + t;
-    }
+    let c = horner(z, &COS_TERMS);
     let half_z = 0.5 * z;
     let w = 1.0 - half_z;
     let w_err = (1.0 - w) - half_z;
