@@ -227,3 +227,47 @@ impl<'a, T: Scalar> From<TypedViewMut<'a, T>> for TensorWrite<'a> {
         TensorWrite::View(T::into_view_mut(v))
     }
 }
+
+impl<'a, 'b: 'a> From<&'a TensorRead<'b>> for TensorRead<'a> {
+    #[inline]
+    fn from(r: &'a TensorRead<'b>) -> Self {
+        r.clone()
+    }
+}
+
+// Transitional: ops now take `impl Into<TensorRead>`, under which a call site's
+// `(&t).into()` would no longer know its target type. These inherent `into` methods win
+// over `Into::into` in method lookup and pin the target to `TensorRead`, so code written
+// for the earlier signatures keeps compiling (and means exactly what it meant). New code
+// passes `&t` or the view itself. To be removed once every caller is migrated.
+impl Tensor {
+    #[doc(hidden)]
+    #[inline]
+    pub fn into(&self) -> TensorRead<'_> {
+        TensorRead::Tensor(self)
+    }
+}
+
+impl<T: Scalar> TypedTensor<T> {
+    #[doc(hidden)]
+    #[inline]
+    pub fn into(&self) -> TensorRead<'_> {
+        TensorRead::from(self)
+    }
+}
+
+impl<'a> TensorView<'a> {
+    #[doc(hidden)]
+    #[inline]
+    pub fn into(self) -> TensorRead<'a> {
+        TensorRead::View(self)
+    }
+}
+
+impl<'a> TensorViewMut<'a> {
+    #[doc(hidden)]
+    #[inline]
+    pub fn into(self) -> TensorWrite<'a> {
+        TensorWrite::View(self)
+    }
+}

@@ -31,6 +31,7 @@
 mod access;
 mod cache_stats;
 pub mod config;
+mod display;
 mod dtype;
 mod error;
 mod extents;
@@ -39,6 +40,7 @@ mod scalar;
 pub mod shape;
 mod tensor;
 mod traits;
+mod value;
 mod view;
 
 pub use access::{TensorRead, TensorWrite};
@@ -50,4 +52,5 @@ pub use num_complex::Complex;
 pub use scalar::{Scalar, c32, c64};
 pub use tensor::{Tensor, TypedTensor};
 pub use traits::*;
+pub use value::ScalarValue;
 pub use view::{TensorView, TensorViewMut, TypedView, TypedViewMut};
