@@ -38,10 +38,8 @@ fn tiny(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("matmul_2x2");
     let (a, b) = (tensor(vec![1.0, 2.0, 3.0, 4.0], &[2, 2]), tensor(vec![5.0, 6.0, 7.0, 8.0], &[2, 2]));
-    let cfg = DotGeneralConfig::matmul();
-    g.bench_function("strata", |bn| {
-        bn.iter(|| strata.backend().dot_general((&a).into(), (&b).into(), &cfg, false, false))
-    });
+    let cfg = DotGeneral::matmul();
+    g.bench_function("strata", |bn| bn.iter(|| strata.backend().dot_general(&a, &b, &cfg)));
     let (fa, fb) =
         (faer::Mat::from_fn(2, 2, |i, j| (2 * i + j) as f64), faer::Mat::from_fn(2, 2, |i, j| (i + j) as f64));
     g.bench_function("faer", |bn| bn.iter(|| black_box(&fa * &fb)));

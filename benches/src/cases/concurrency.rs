@@ -13,7 +13,6 @@ use std::sync::Barrier;
 use std::time::Instant;
 
 use ndarray::Array1;
-use strata_backend::ElementwiseOps;
 use strata_tensor::TypedTensor;
 use strata_tensor::config::BinaryOp;
 

@@ -4,7 +4,7 @@
 
 use ndarray::{Array1, Zip};
 use rayon::prelude::*;
-use strata_backend::{BufferOps, ElementwiseOps, ReductionOps};
+use strata_backend::BufferOps;
 use strata_tensor::TypedTensor;
 use strata_tensor::config::{BinaryOp, ReduceOp, UnaryOp};
 

@@ -4,7 +4,6 @@
 
 use ndarray::{Array2, ArrayD, Axis, IxDyn};
 use rayon::prelude::*;
-use strata_backend::{IndexingOps, StructuralOps};
 use strata_tensor::config::GatherConfig;
 use strata_tensor::{Tensor, TypedTensor};
 

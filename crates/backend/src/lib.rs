@@ -43,6 +43,7 @@ mod backend;
 mod controls;
 mod error;
 mod info;
+mod op_methods;
 mod ops;
 pub mod profile;
 mod session;
@@ -63,21 +64,22 @@ pub use strata_pool::PoolStats;
 pub use strata_provider::{CpuProviderBundle, ProviderKind};
 pub use strata_tensor::{
     AnalyticOps, BufferOps, CacheStats, ContractionOps, DType, ElementwiseOps, Error, ErrorKind, FusionOps,
-    IndexingOps, ReductionOps, Result, StructuralOps, Tensor, TensorRead, TensorView, TensorViewMut, TensorWrite,
-    TypedTensor, TypedView, TypedViewMut, c32, c64, config,
+    IndexingOps, ReductionOps, Result, Scalar, ScalarValue, StructuralOps, Tensor, TensorRead, TensorView,
+    TensorViewMut, TensorWrite, TypedTensor, TypedView, TypedViewMut, c32, c64, config,
 };
 pub use strata_topology::{CpuSet, CpuTopology, NumaNodeId};
 
 /// Everything a typical program needs: `use strata_backend::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        AnalyticOps, BufferOps, ContractionOps, CpuBackend, CpuBackendError, CpuPlacement, DType, ElementwiseOps,
-        Error, ErrorKind, ExecutionInfo, FusionOps, IndexingOps, NumaNodeId, ProviderKind, ReductionOps, StructuralOps,
-        Tensor, TensorRead, TensorWrite, TypedTensor, c32, c64,
+        AnalyticOps, BufferOps, ContractionOps, CpuBackend, CpuBackendError, CpuPlacement, CpuSession, DType,
+        ElementwiseOps, Error, ErrorKind, ExecutionInfo, FusionOps, IndexingOps, NumaNodeId, ProviderKind,
+        ReductionOps, Scalar, ScalarValue, StructuralOps, Tensor, TensorRead, TensorView, TensorViewMut, TensorWrite,
+        TypedTensor, TypedView, TypedViewMut, c32, c64,
     };
     pub use strata_tensor::config::{
-        BinaryOp, CompareDir, DotGeneralConfig, ElementwiseFusionPlan, FusionInstr, GatherConfig, GroupedGemmConfig,
-        PadConfig, ReduceOp, ScatterCombiner, ScatterConfig, SliceConfig, UnaryOp,
+        BinaryOp, CompareDir, DotGeneral, DotGeneralConfig, ElementwiseFusionPlan, FusionInstr, GatherConfig,
+        GroupedGemmConfig, PadConfig, PadValue, ReduceOp, ScatterCombiner, ScatterConfig, SliceConfig, UnaryOp,
     };
 }
 

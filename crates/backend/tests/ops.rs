@@ -173,13 +173,7 @@ fn contraction_family_matches_naive_products() {
     let (ba, bc) = (rng.vec(2 * m * k), rng.vec(2 * k * n));
     let cfg = DotGeneralConfig::new(vec![0], vec![0], vec![2], vec![1]);
     let got = b
-        .dot_general(
-            (&tensor(ba.clone(), &[2, m, k])).into(),
-            (&tensor(bc.clone(), &[2, k, n])).into(),
-            &cfg,
-            false,
-            false,
-        )
+        .dot_general(&tensor(ba.clone(), &[2, m, k]), &tensor(bc.clone(), &[2, k, n]), &DotGeneral::from(&cfg))
         .unwrap();
     let mut bw = naive_matmul(&ba[..m * k], &bc[..k * n], m, k, n);
     bw.extend(naive_matmul(&ba[m * k..], &bc[k * n..], m, k, n));
@@ -188,17 +182,7 @@ fn contraction_family_matches_naive_products() {
     // out = 2 * a·c + 3 * out.
     let init = rng.vec(m * n);
     let mut out = tensor(init.clone(), &[m, n]);
-    b.dot_general_into(
-        (&ta).into(),
-        (&tc).into(),
-        &DotGeneralConfig::matmul(),
-        false,
-        false,
-        c64::new(2.0, 0.0),
-        c64::new(3.0, 0.0),
-        (&mut out).into(),
-    )
-    .unwrap();
+    b.dot_general_into(&ta, &tc, &DotGeneral::matmul().alpha(2.0).beta(3.0), (&mut out).into()).unwrap();
     let want_into: Vec<f64> = want.iter().zip(&init).map(|(p, o)| 2.0 * p + 3.0 * o).collect();
     assert_eq!(f64s(&out), want_into);
 
@@ -236,22 +220,10 @@ fn contraction_family_matches_naive_products() {
 
     // Bad configs are typed errors naming the op; nothing is written.
     let bad = DotGeneralConfig::new(vec![], vec![], vec![1], vec![1]);
-    let err = b.dot_general((&ta).into(), (&tc).into(), &bad, false, false).unwrap_err();
+    let err = b.dot_general(&ta, &tc, &DotGeneral::from(&bad)).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
     let mut untouched = tensor(init.clone(), &[m, n]);
-    assert!(
-        b.dot_general_into(
-            (&ta).into(),
-            (&tc).into(),
-            &bad,
-            false,
-            false,
-            c64::new(1.0, 0.0),
-            c64::new(0.0, 0.0),
-            (&mut untouched).into()
-        )
-        .is_err()
-    );
+    assert!(b.dot_general_into(&ta, &tc, &DotGeneral::from(&bad), (&mut untouched).into()).is_err());
     assert_eq!(f64s(&untouched), init);
     assert!(b.contraction_cache_stats().lookups() > 0);
 }

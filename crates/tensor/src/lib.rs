@@ -35,6 +35,7 @@ mod display;
 mod dtype;
 mod error;
 mod extents;
+pub mod interop;
 mod layout;
 mod scalar;
 pub mod shape;
@@ -54,3 +55,6 @@ pub use tensor::{Tensor, TypedTensor};
 pub use traits::*;
 pub use value::ScalarValue;
 pub use view::{TensorView, TensorViewMut, TypedView, TypedViewMut};
+
+#[cfg(feature = "npy")]
+pub use interop::npy;

@@ -85,6 +85,49 @@ impl ScalarValue {
     }
 }
 
+impl ScalarValue {
+    /// The same number in `dtype`, as a literal in numpy or jax code is taken: floats
+    /// round to the nearest `f32` when narrowed; a whole number in range converts to an
+    /// integer dtype; a complex value converts to a real dtype only with a zero imaginary
+    /// part; `Bool` converts only to `Bool`. Anything else is an error naming `op`.
+    ///
+    /// ```
+    /// use strata_tensor::{DType, ScalarValue};
+    /// assert_eq!(ScalarValue::from(0.5).to_dtype(DType::F32, "pad")?, ScalarValue::F32(0.5));
+    /// assert_eq!(ScalarValue::from(3.0).to_dtype(DType::I32, "pad")?, ScalarValue::I32(3));
+    /// assert!(ScalarValue::from(3.5).to_dtype(DType::I32, "pad").is_err());
+    /// # Ok::<(), strata_tensor::Error>(())
+    /// ```
+    pub fn to_dtype(&self, dtype: DType, op: &'static str) -> Result<ScalarValue> {
+        if self.dtype() == dtype {
+            return Ok(*self);
+        }
+        let refuse =
+            || Error::dtype_mismatch(op, format!("the value {self} ({}) cannot be written as {dtype}", self.dtype()));
+        if let ScalarValue::Bool(_) = self {
+            return Err(refuse());
+        }
+        let c = self.to_c64(op)?;
+        // A whole real number below `bound` in magnitude.
+        let whole = |bound: f64| c.im == 0.0 && c.re.fract() == 0.0 && c.re.abs() < bound;
+        const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
+        Ok(match dtype {
+            DType::F32 if c.im == 0.0 => ScalarValue::F32(c.re as f32),
+            DType::F64 if c.im == 0.0 => ScalarValue::F64(c.re),
+            DType::C32 => ScalarValue::C32(c32::new(c.re as f32, c.im as f32)),
+            DType::C64 => ScalarValue::C64(c),
+            DType::I32 if whole(2_147_483_648.0) => ScalarValue::I32(c.re as i32),
+            // An i32 keeps its exact value; a float must be whole and below 2^63.
+            DType::I64 => match *self {
+                ScalarValue::I32(v) => ScalarValue::I64(i64::from(v)),
+                _ if whole(TWO_POW_63) => ScalarValue::I64(c.re as i64),
+                _ => return Err(refuse()),
+            },
+            _ => return Err(refuse()),
+        })
+    }
+}
+
 impl<T: Scalar> From<T> for ScalarValue {
     #[inline]
     fn from(value: T) -> Self {

@@ -2,9 +2,62 @@
 //! `interior_padding`). Interior padding is inserted between neighbouring elements first;
 //! then low/high padding is added at the edges, where a negative amount crops instead.
 
+use crate::access::TensorRead;
 use crate::error::{Error, Result};
+use crate::scalar::Scalar;
+use crate::tensor::{Tensor, TypedTensor};
+use crate::value::ScalarValue;
 
 const OP: &str = "pad";
+
+/// The value `pad` fills with: a number (converted to the operand's dtype, see
+/// [`ScalarValue::to_dtype`]) or, as StableHLO takes it, a rank-0 tensor of the operand's
+/// dtype.
+///
+/// ```
+/// use strata_tensor::{Tensor, config::PadValue};
+/// let zero: PadValue<'_> = 0.0.into();
+/// let one = Tensor::scalar(1.0f32);
+/// let from_tensor: PadValue<'_> = (&one).into();
+/// assert!(matches!(zero, PadValue::Scalar(_)) && matches!(from_tensor, PadValue::Tensor(_)));
+/// ```
+#[derive(Clone, Debug)]
+pub enum PadValue<'a> {
+    /// A number.
+    Scalar(ScalarValue),
+    /// A rank-0 tensor.
+    Tensor(TensorRead<'a>),
+}
+
+impl<T: Scalar> From<T> for PadValue<'_> {
+    fn from(value: T) -> Self {
+        PadValue::Scalar(value.into_value())
+    }
+}
+
+impl From<ScalarValue> for PadValue<'_> {
+    fn from(value: ScalarValue) -> Self {
+        PadValue::Scalar(value)
+    }
+}
+
+impl<'a> From<TensorRead<'a>> for PadValue<'a> {
+    fn from(value: TensorRead<'a>) -> Self {
+        PadValue::Tensor(value)
+    }
+}
+
+impl<'a> From<&'a Tensor> for PadValue<'a> {
+    fn from(value: &'a Tensor) -> Self {
+        PadValue::Tensor(value.into())
+    }
+}
+
+impl<'a, T: Scalar> From<&'a TypedTensor<T>> for PadValue<'a> {
+    fn from(value: &'a TypedTensor<T>) -> Self {
+        PadValue::Tensor(value.into())
+    }
+}
 
 /// Per-axis low, high and interior padding.
 ///
