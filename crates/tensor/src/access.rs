@@ -271,3 +271,17 @@ impl<'a> TensorViewMut<'a> {
         TensorWrite::View(self)
     }
 }
+
+impl<'a, 'b: 'a> From<&'a TensorView<'b>> for TensorRead<'a> {
+    #[inline]
+    fn from(v: &'a TensorView<'b>) -> Self {
+        TensorRead::View(v.clone())
+    }
+}
+
+impl<'a, 'b: 'a, T: Scalar> From<&'a TypedView<'b, T>> for TensorRead<'a> {
+    #[inline]
+    fn from(v: &'a TypedView<'b, T>) -> Self {
+        TensorRead::View(T::into_view(v.clone()))
+    }
+}
