@@ -27,6 +27,7 @@
 //! assert_eq!(input.len(), 6);
 //! ```
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod access;
 mod cache_stats;

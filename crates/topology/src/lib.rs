@@ -38,6 +38,7 @@
 //! # Ok::<(), strata_topology::TopologyError>(())
 //! ```
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod affinity;
 mod budget;
