@@ -76,7 +76,12 @@ fn kind_of(code: u64) -> ErrorKind {
 
 /// Runs the agreement for `op` on `comm`: `Ok` on every rank when every rank's `local`
 /// verdict is `Ok` and all signatures are equal, else the same error on every rank.
-pub(crate) fn agree<C: Communicator>(comm: &C, op: &'static str, local: Result<()>, signature: &Signature) -> Result<()> {
+pub(crate) fn agree<C: Communicator>(
+    comm: &C,
+    op: &'static str,
+    local: Result<()>,
+    signature: &Signature,
+) -> Result<()> {
     let size = comm.size() as usize;
     let mut header = [0u64; HEADER];
     if let Err(e) = &local {

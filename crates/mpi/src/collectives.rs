@@ -15,10 +15,67 @@ use strata_tensor::{DType, Error, ErrorKind, Result, Scalar, Tensor, TensorRead,
 use crate::agree::{Signature, agree};
 use crate::context::MpiContext;
 
-/// The element types MPI can carry: every strata scalar (bool, f32, f64, i32, i64, c32,
-/// c64 all have MPI datatypes).
-pub(crate) trait MpiScalar: Scalar + Equivalence {}
-impl<T: Scalar + Equivalence> MpiScalar for T {}
+/// A strata scalar as MPI carries it: its *wire* type is itself for numbers, and `i32`
+/// for bool (one-byte types failed in Open MPI 4.1's `MPI_Alltoallv` with truncation
+/// errors here; 0/1 as `int` does not). Conversions of whole buffers borrow or move when the wire type is the
+/// scalar itself, so numbers are sent and received in place.
+pub(crate) trait MpiScalar: Scalar {
+    /// The type on the wire.
+    type Wire: Equivalence + Copy + Default;
+    /// One value to the wire.
+    fn wire(self) -> Self::Wire;
+    /// One value from the wire.
+    fn unwire(w: Self::Wire) -> Self;
+    /// A buffer as wire values (borrowed when the types are equal).
+    fn as_wire(values: &[Self]) -> Cow<'_, [Self::Wire]>;
+    /// An owned buffer to wire values (moved when the types are equal).
+    fn into_wire(values: Vec<Self>) -> Vec<Self::Wire>;
+    /// Wire values back to a buffer (moved when the types are equal).
+    fn from_wire(values: Vec<Self::Wire>) -> Vec<Self>;
+}
+
+macro_rules! wire_is_self {
+    ($($t:ty),*) => {$(
+        impl MpiScalar for $t {
+            type Wire = $t;
+            fn wire(self) -> $t {
+                self
+            }
+            fn unwire(w: $t) -> $t {
+                w
+            }
+            fn as_wire(values: &[$t]) -> Cow<'_, [$t]> {
+                Cow::Borrowed(values)
+            }
+            fn into_wire(values: Vec<$t>) -> Vec<$t> {
+                values
+            }
+            fn from_wire(values: Vec<$t>) -> Vec<$t> {
+                values
+            }
+        }
+    )*};
+}
+wire_is_self!(f32, f64, i32, i64, strata_tensor::c32, strata_tensor::c64);
+
+impl MpiScalar for bool {
+    type Wire = i32;
+    fn wire(self) -> i32 {
+        i32::from(self)
+    }
+    fn unwire(w: i32) -> bool {
+        w != 0
+    }
+    fn as_wire(values: &[bool]) -> Cow<'_, [i32]> {
+        Cow::Owned(values.iter().map(|&b| i32::from(b)).collect())
+    }
+    fn into_wire(values: Vec<bool>) -> Vec<i32> {
+        values.into_iter().map(i32::from).collect()
+    }
+    fn from_wire(values: Vec<i32>) -> Vec<bool> {
+        values.into_iter().map(|w| w != 0).collect()
+    }
+}
 
 /// The combining operation of [`MpiContext::all_reduce`], with strata's semantics for
 /// every dtype (those of `add`, `maximum` and `minimum`).
@@ -123,9 +180,12 @@ impl MpiContext {
         } else {
             Ok(())
         };
-        let sig = Signature::default()
-            .part("operation", vec![1], OP.to_string(), ErrorKind::InvalidArgument)
-            .part("root", vec![root as u64], format!("root {root}"), ErrorKind::InvalidArgument);
+        let sig = Signature::default().part("operation", vec![1], OP.to_string(), ErrorKind::InvalidArgument).part(
+            "root",
+            vec![root as u64],
+            format!("root {root}"),
+            ErrorKind::InvalidArgument,
+        );
         agree(&self.world, OP, local, &sig)?;
         broadcast_tensor(&self.world, x.as_ref(), root)
     }
@@ -143,11 +203,12 @@ impl MpiContext {
         agree(&self.world, OP, local, &tensor_signature(OP, x.dtype(), x.shape()))?;
         dispatch_dtype!(x.dtype(), T => {
             let send = compact::<T>(&x)?;
-            let mut out = vec![T::zero(); x.len() * self.size()];
+            let send = T::as_wire(&send);
+            let mut out = vec![<T as MpiScalar>::Wire::default(); x.len() * self.size()];
             self.world.all_gather_into(&send[..], &mut out[..]);
             let mut shape = vec![self.size()];
             shape.extend_from_slice(x.shape());
-            Ok(T::into_tensor(TypedTensor::from_vec(out, &shape)?))
+            Ok(T::into_tensor(TypedTensor::from_vec(T::from_wire(out), &shape)?))
         })
     }
 }
@@ -170,11 +231,11 @@ pub(crate) fn broadcast_tensor<C: Communicator>(comm: &C, x: Option<&TensorRead<
     let shape: Vec<usize> = shape_words.iter().map(|&d| d as usize).collect();
     dispatch_dtype!(dtype_of(header[0]), T => {
         let mut data = match (at_root, x) {
-            (true, Some(t)) => compact::<T>(t)?.into_owned(),
-            _ => vec![T::zero(); shape.iter().product()],
+            (true, Some(t)) => T::into_wire(compact::<T>(t)?.into_owned()),
+            _ => vec![<T as MpiScalar>::Wire::default(); shape.iter().product()],
         };
         root_process.broadcast_into(&mut data[..]);
-        Ok(T::into_tensor(TypedTensor::from_vec(data, &shape)?))
+        Ok(T::into_tensor(TypedTensor::from_vec(T::from_wire(data), &shape)?))
     })
 }
 
@@ -195,9 +256,10 @@ fn all_reduce_typed<T: MpiScalar, C: Communicator>(
     };
     let data = match builtin {
         Some(op) => {
-            let mut out = vec![T::zero(); send.len()];
-            comm.all_reduce_into(&send[..], &mut out[..], op);
-            out
+            let wire = T::as_wire(&send);
+            let mut out = vec![<T as MpiScalar>::Wire::default(); send.len()];
+            comm.all_reduce_into(&wire[..], &mut out[..], op);
+            T::from_wire(out)
         }
         None => {
             let op = if kind == ReduceKind::Max { BinaryOp::Max } else { BinaryOp::Min };
@@ -226,14 +288,14 @@ fn ring_all_reduce<T: MpiScalar, C: Communicator>(
     let chunk = |c: usize| (c * n / p)..((c + 1) * n / p);
     let next = comm.process_at_rank(((r + 1) % p) as i32);
     let prev = comm.process_at_rank(((r + p - 1) % p) as i32);
-    let mut incoming = vec![T::zero(); n.div_ceil(p) + 1];
+    let mut incoming = vec![<T as MpiScalar>::Wire::default(); n.div_ceil(p) + 1];
     for s in 0..p - 1 {
         let send = chunk((r + p - s) % p);
         let recv = chunk((r + 2 * p - s - 1) % p);
         let len = recv.len();
-        p2p::send_receive_into(&data[send], &next, &mut incoming[..len], &prev);
+        p2p::send_receive_into(&T::as_wire(&data[send])[..], &next, &mut incoming[..len], &prev);
         let mine = TypedTensor::from_vec(data[recv.clone()].to_vec(), &[len])?;
-        let theirs = TypedTensor::from_vec(incoming[..len].to_vec(), &[len])?;
+        let theirs = TypedTensor::from_vec(incoming[..len].iter().map(|&w| T::unwire(w)).collect(), &[len])?;
         let combined = backend.binary(op, (&mine).into(), (&theirs).into())?;
         data[recv].copy_from_slice(combined.as_typed::<T>()?.data());
     }
@@ -241,8 +303,10 @@ fn ring_all_reduce<T: MpiScalar, C: Communicator>(
         let send = chunk((r + 1 + p - s) % p);
         let recv = chunk((r + p - s) % p);
         let len = recv.len();
-        p2p::send_receive_into(&data[send], &next, &mut incoming[..len], &prev);
-        data[recv].copy_from_slice(&incoming[..len]);
+        p2p::send_receive_into(&T::as_wire(&data[send])[..], &next, &mut incoming[..len], &prev);
+        for (d, &w) in data[recv].iter_mut().zip(&incoming[..len]) {
+            *d = T::unwire(w);
+        }
     }
     Ok(data)
 }

@@ -4,9 +4,9 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use mpi::Threading;
 use mpi::environment::Universe;
 use mpi::topology::{Color, Communicator, SimpleCommunicator};
-use mpi::Threading;
 use strata_backend::{CpuBackend, ProviderKind};
 use strata_tensor::{Error, Result};
 use strata_topology::{CpuId, CpuSet, CpuTopology, NumaNodeId};
@@ -103,7 +103,8 @@ impl MpiContext {
         let local_size = node.size() as usize;
 
         let placed = place_rank(&node, local_rank, options);
-        let verdict = placed.as_ref().map(|_| ()).map_err(|e| Error::new(e.kind(), e.op().to_string(), e.message().to_string()));
+        let verdict =
+            placed.as_ref().map(|_| ()).map_err(|e| Error::new(e.kind(), e.op().to_string(), e.message().to_string()));
         crate::agree::agree(&world, OP, verdict, &crate::agree::Signature::default())?;
         // INVARIANT: the agreement passed, so this rank's placement succeeded.
         let (share, backend, pinned) = placed?;

@@ -108,7 +108,11 @@ fn check_rank_in_grid(distribution: &Distribution, grid_rank: usize) -> Result<(
     if grid_rank >= distribution.grid().size() {
         return Err(Error::invalid_argument(
             "dist_tensor",
-            format!("rank {grid_rank} is outside the grid {} of {} ranks", distribution.grid(), distribution.grid().size()),
+            format!(
+                "rank {grid_rank} is outside the grid {} of {} ranks",
+                distribution.grid(),
+                distribution.grid().size()
+            ),
         ));
     }
     Ok(())
@@ -127,7 +131,11 @@ mod tests {
         let shape = [5, 3, 7];
         let dist = Distribution::new(
             grid.clone(),
-            vec![AxisLayout::Block { grid_dim: 1 }, AxisLayout::Whole, AxisLayout::BlockCyclic { grid_dim: 0, block: 2 }],
+            vec![
+                AxisLayout::Block { grid_dim: 1 },
+                AxisLayout::Whole,
+                AxisLayout::BlockCyclic { grid_dim: 0, block: 2 },
+            ],
         )
         .unwrap();
         let value = |ix: &[usize]| (ix[0] * 100 + ix[1] * 10 + ix[2]) as i64;

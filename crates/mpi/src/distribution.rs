@@ -309,7 +309,11 @@ mod tests {
         let shape = [7, 5, 4];
         let dist = Distribution::new(
             grid.clone(),
-            vec![AxisLayout::BlockCyclic { grid_dim: 1, block: 2 }, AxisLayout::Whole, AxisLayout::Block { grid_dim: 0 }],
+            vec![
+                AxisLayout::BlockCyclic { grid_dim: 1, block: 2 },
+                AxisLayout::Whole,
+                AxisLayout::Block { grid_dim: 0 },
+            ],
         )
         .unwrap();
         let mut count = vec![0usize; shape.iter().product()];
@@ -331,7 +335,8 @@ mod tests {
 
         // Grid dim 1 unused: three replicas of each element.
         let dist = Distribution::new(grid.clone(), vec![AxisLayout::Block { grid_dim: 0 }, AxisLayout::Whole]).unwrap();
-        let total: usize = (0..grid.size()).map(|r| dist.local_shape(&[9, 2], r).unwrap().iter().product::<usize>()).sum();
+        let total: usize =
+            (0..grid.size()).map(|r| dist.local_shape(&[9, 2], r).unwrap().iter().product::<usize>()).sum();
         assert_eq!(total, 3 * 18);
     }
 

@@ -127,7 +127,8 @@ fn share_of_equal_masks(topology: &CpuTopology, local_rank: usize, ranks: usize)
     let on_node = (0..ranks).filter(|r| r * n / ranks == node_index).count();
     let q = local_rank - first_on_node;
     let node_cpus = nodes[node_index].cpus();
-    let mut cores: Vec<&CpuSet> = topology.cores().iter().map(|c| c.cpus()).filter(|c| c.is_subset(node_cpus)).collect();
+    let mut cores: Vec<&CpuSet> =
+        topology.cores().iter().map(|c| c.cpus()).filter(|c| c.is_subset(node_cpus)).collect();
     cores.sort_by_key(|c| c.first());
     let covered = cores.iter().map(|c| c.len()).sum::<usize>() == node_cpus.len();
     let pieces: Vec<CpuSet> = if covered && cores.len() >= on_node {
@@ -163,8 +164,11 @@ pub fn restrict_topology(topology: &CpuTopology, cpus: &CpuSet) -> Result<CpuTop
         desc.nodes.push(d);
     }
     desc.cores = topology.cores().iter().map(|c| CoreDescription::new(c.package(), c.cpus().clone())).collect();
-    desc.last_level_caches =
-        topology.llc_groups().iter().map(|g| CacheDescription::new(g.level(), g.size_bytes(), g.cpus().clone())).collect();
+    desc.last_level_caches = topology
+        .llc_groups()
+        .iter()
+        .map(|g| CacheDescription::new(g.level(), g.size_bytes(), g.cpus().clone()))
+        .collect();
     CpuTopology::from_description(desc)
         .map_err(|e| Error::runtime_state(OP, format!("restricting the topology to CPUs {cpus}: {e}")).with_source(e))
 }

@@ -152,7 +152,7 @@ fn exchange<T: MpiScalar, C: Communicator>(
             let Some(theirs) = to.held(shape, d) else { continue };
             let lists: Vec<Vec<usize>> = mine.iter().zip(&theirs).map(|(a, b)| intersect(a, b).0).collect();
             let before = send.len();
-            for_each_product(&lists, st, |o| send.push(block[o]));
+            for_each_product(&lists, st, |o| send.push(block[o].wire()));
             *count = (send.len() - before) as i32;
         }
     }
@@ -173,7 +173,7 @@ fn exchange<T: MpiScalar, C: Communicator>(
         counts.iter().scan(0i32, |acc, &c| Some(std::mem::replace(acc, *acc + c))).collect()
     };
     let (send_displs, recv_displs) = (displs(&send_counts), displs(&recv_counts));
-    let mut recv = vec![T::zero(); recv_counts.iter().map(|&c| c as usize).sum()];
+    let mut recv = vec![T::Wire::default(); recv_counts.iter().map(|&c| c as usize).sum()];
     {
         let send_part = Partition::new(&send[..], &send_counts[..], &send_displs[..]);
         let mut recv_part = PartitionMut::new(&mut recv[..], &recv_counts[..], &recv_displs[..]);
@@ -188,7 +188,7 @@ fn exchange<T: MpiScalar, C: Communicator>(
         }
         let mut k = recv_displs[s] as usize;
         for_each_product(&recv_lists[s], &to_strides, |o| {
-            out[o] = recv[k];
+            out[o] = T::unwire(recv[k]);
             k += 1;
         });
     }
@@ -248,9 +248,12 @@ impl MpiContext {
             distribution.validate(x.shape()).map_err(|e| e.in_op(OP))?;
             check_count(OP, x.len())
         });
-        let sig = Signature::default()
-            .part("operation", vec![2], OP.to_string(), ErrorKind::InvalidArgument)
-            .part("root", vec![root as u64], format!("root {root}"), ErrorKind::InvalidArgument);
+        let sig = Signature::default().part("operation", vec![2], OP.to_string(), ErrorKind::InvalidArgument).part(
+            "root",
+            vec![root as u64],
+            format!("root {root}"),
+            ErrorKind::InvalidArgument,
+        );
         agree(&self.world, OP, local, &layout_part(sig, "distribution", distribution))?;
 
         // The root's dtype and shape, then the exchange.

@@ -114,6 +114,12 @@ impl MpiContext {
         config: &DotGeneralConfig,
         options: &SummaOptions,
     ) -> Result<SummaPlan> {
+        if !lhs.dtype().is_inexact() {
+            return Err(Error::unsupported(
+                OP,
+                format!("dot_general is defined for f32, f64, c32 and c64, not {:?}", lhs.dtype()),
+            ));
+        }
         if lhs.dtype() != rhs.dtype() {
             return Err(Error::dtype_mismatch(OP, format!("lhs is {:?}, rhs is {:?}", lhs.dtype(), rhs.dtype())));
         }
@@ -166,16 +172,26 @@ fn dot_signature(lhs: &DistTensor, rhs: &DistTensor, config: &DotGeneralConfig, 
         )
         .part("shapes", shapes, format!("{:?} x {:?}", lhs.shape(), rhs.shape()), ErrorKind::ShapeMismatch)
         .part("config", config_words, format!("{config:?}"), ErrorKind::InvalidArgument)
-        .part("lhs distribution", lhs.distribution().encode(), lhs.distribution().to_string(), ErrorKind::InvalidArgument)
-        .part("rhs distribution", rhs.distribution().encode(), rhs.distribution().to_string(), ErrorKind::InvalidArgument)
+        .part(
+            "lhs distribution",
+            lhs.distribution().encode(),
+            lhs.distribution().to_string(),
+            ErrorKind::InvalidArgument,
+        )
+        .part(
+            "rhs distribution",
+            rhs.distribution().encode(),
+            rhs.distribution().to_string(),
+            ErrorKind::InvalidArgument,
+        )
         .part("options", option_words, format!("{options:?}"), ErrorKind::InvalidArgument)
 }
 
 /// One step's panels on this rank: packed by their owners, zeroed buffers elsewhere.
-struct Panels<T> {
-    lhs: Vec<T>,
+struct Panels<W> {
+    lhs: Vec<W>,
     lhs_shape: Vec<usize>,
-    rhs: Vec<T>,
+    rhs: Vec<W>,
     rhs_shape: Vec<usize>,
 }
 
@@ -232,26 +248,26 @@ fn summa_typed<T: MpiScalar>(
 
     let (rows, cols) = (plan.grid.dims()[0], plan.grid.dims()[1]);
     // The step's panels: the owner's slice of its block, a zeroed buffer elsewhere.
-    let panels = |t: usize| -> Result<Panels<T>> {
+    let panels = |t: usize| -> Result<Panels<T::Wire>> {
         let step = plan.panel_of(t).ok_or_else(|| Error::internal(OP, "a step without a panel"))?;
         let (lhs_shape, rhs_shape) = plan.panel_shapes(rank, t)?;
-        let cut = |x: &Tensor, axis: usize, from: usize| -> Result<Vec<T>> {
+        let cut = |x: &Tensor, axis: usize, from: usize| -> Result<Vec<T::Wire>> {
             let view = x.view().slice_axis(axis, from, from + step.width, 1)?;
-            Ok(backend.to_contiguous(view.into())?.into_typed::<T>()?.into_vec())
+            Ok(T::into_wire(backend.to_contiguous(view.into())?.into_typed::<T>()?.into_vec()))
         };
         let lhs = if step.owner_col == me_col {
             cut(a, lhs_axis, step.lhs_local)?
         } else {
-            vec![T::zero(); lhs_shape.iter().product()]
+            vec![T::Wire::default(); lhs_shape.iter().product()]
         };
         let rhs = if step.owner_row == me_row {
             cut(b, rhs_axis, step.rhs_local)?
         } else {
-            vec![T::zero(); rhs_shape.iter().product()]
+            vec![T::Wire::default(); rhs_shape.iter().product()]
         };
         Ok(Panels { lhs, lhs_shape, rhs, rhs_shape })
     };
-    let received = |t: usize, p: &Panels<T>| -> u64 {
+    let received = |t: usize, p: &Panels<T::Wire>| -> u64 {
         let Some(step) = plan.panel_of(t) else { return 0 };
         let l = if cols > 1 && step.owner_col != me_col { p.lhs.len() } else { 0 };
         let r = if rows > 1 && step.owner_row != me_row { p.rhs.len() } else { 0 };
@@ -275,12 +291,14 @@ fn summa_typed<T: MpiScalar>(
     }
     for t in 0..steps {
         let mut next = if t + 1 < steps { Some(panels(t + 1)?) } else { None };
-        let lhs = T::into_tensor(TypedTensor::from_vec(std::mem::take(&mut current.lhs), &current.lhs_shape)?);
-        let rhs = T::into_tensor(TypedTensor::from_vec(std::mem::take(&mut current.rhs), &current.rhs_shape)?);
+        let lhs =
+            T::into_tensor(TypedTensor::from_vec(T::from_wire(std::mem::take(&mut current.lhs)), &current.lhs_shape)?);
+        let rhs =
+            T::into_tensor(TypedTensor::from_vec(T::from_wire(std::mem::take(&mut current.rhs)), &current.rhs_shape)?);
         let outcome = match next.as_mut() {
             Some(next) if !options.no_overlap => mpi::request::scope(|scope| -> Result<()> {
                 let (oc, or) = owners(t + 1);
-                let mut pending: Vec<Request<'_, [T], &LocalScope<'_>>> = Vec::new();
+                let mut pending: Vec<Request<'_, [T::Wire], &LocalScope<'_>>> = Vec::new();
                 if cols > 1 {
                     pending.push(row.process_at_rank(oc).immediate_broadcast_into(scope, &mut next.lhs[..]));
                 }
@@ -319,4 +337,3 @@ fn summa_typed<T: MpiScalar>(
     report.seconds = start.elapsed().as_secs_f64();
     Ok((T::into_tensor(c), report))
 }
-

@@ -116,8 +116,11 @@ impl SummaPlan {
             None => {
                 // A side without free axes has nothing to split: put every rank on the other.
                 let (m_ext, n_ext) = (m_axis.map_or(1, |a| lhs_shape[a]), n_axis.map_or(1, |a| rhs_shape[a]));
-                ProcessGrid::for_matrix_product(ranks, m_ext.max(1), n_ext.max(1), k)?
-                    .with_fallback_for(m_axis.is_some(), n_axis.is_some(), ranks)?
+                ProcessGrid::for_matrix_product(ranks, m_ext.max(1), n_ext.max(1), k)?.with_fallback_for(
+                    m_axis.is_some(),
+                    n_axis.is_some(),
+                    ranks,
+                )?
             }
         };
         let (rows, cols) = (grid.dims()[0], grid.dims()[1]);
@@ -380,8 +383,14 @@ mod tests {
         assert_eq!(e.kind(), strata_tensor::ErrorKind::ShapeMismatch);
         assert_eq!(e.op(), OP);
         let grid = Some(ProcessGrid::new(vec![3]).unwrap());
-        let e = SummaPlan::new(&[4, 4], &[4, 4], &DotGeneralConfig::matmul(), 3, &SummaOptions { grid, ..Default::default() })
-            .unwrap_err();
+        let e = SummaPlan::new(
+            &[4, 4],
+            &[4, 4],
+            &DotGeneralConfig::matmul(),
+            3,
+            &SummaOptions { grid, ..Default::default() },
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("2-D grid"), "{e}");
         let e = SummaPlan::new(
             &[4, 4],
