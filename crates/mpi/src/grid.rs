@@ -57,7 +57,7 @@ impl ProcessGrid {
             return Err(Error::invalid_argument(OP, "a process grid needs at least one rank"));
         }
         let mut best: Option<(f64, usize, usize)> = None;
-        for rows in (1..=size).filter(|r| size % r == 0) {
+        for rows in (1..=size).filter(|r| size.is_multiple_of(*r)) {
             let cols = size / rows;
             let words = Self::summa_words_per_rank(rows, cols, m, n, k);
             // Idle ranks (more grid rows than matrix rows) cost a share of the work.
@@ -168,9 +168,9 @@ mod tests {
                 let chosen = ProcessGrid::summa_words_per_rank(g.dims()[0], g.dims()[1], m, n, k);
                 // Grids that leave ranks without rows or columns are only a last resort.
                 let busy = |rows: usize, cols: usize| rows <= m && cols <= n;
-                let any_busy = (1..=size).any(|r| size % r == 0 && busy(r, size / r));
+                let any_busy = (1..=size).any(|r| size.is_multiple_of(r) && busy(r, size / r));
                 assert!(!any_busy || busy(g.dims()[0], g.dims()[1]), "size {size} {m}x{n}x{k}: {g} idles ranks");
-                for rows in (1..=size).filter(|r| size % r == 0 && busy(*r, size / r)) {
+                for rows in (1..=size).filter(|r| size.is_multiple_of(*r) && busy(*r, size / r)) {
                     let other = ProcessGrid::summa_words_per_rank(rows, size / rows, m, n, k);
                     assert!(chosen <= other * (1.0 + 1e-9), "size {size} {m}x{n}x{k}: {g} moves {chosen} > {other}");
                 }

@@ -311,7 +311,8 @@ mod tests {
     /// every rank, every element of the panel it needs, whether it holds it already.
     #[test]
     fn words_received_match_an_element_count() {
-        let cases: Vec<(Vec<usize>, Vec<usize>, DotGeneralConfig, usize, Option<usize>)> = vec![
+        type Case = (Vec<usize>, Vec<usize>, DotGeneralConfig, usize, Option<usize>);
+        let cases: Vec<Case> = vec![
             (vec![12, 10], vec![10, 9], DotGeneralConfig::matmul(), 4, Some(3)),
             (vec![12, 10], vec![10, 9], DotGeneralConfig::matmul(), 6, None),
             (vec![3, 8, 5, 2], vec![3, 5, 7], cfg(&[0], &[0], &[2], &[1]), 4, Some(2)),

@@ -65,7 +65,7 @@ fn all_reduce_special_values(ctx: &MpiContext) -> Result<(), String> {
     // Rank r holds [NaN on rank 1 only, -0 on even ranks / +0 on odd, r].
     let r = ctx.rank();
     let nan_here = if r == 1 { f64::NAN } else { 1.0 };
-    let zero = if r % 2 == 0 { -0.0 } else { 0.0 };
+    let zero = if r.is_multiple_of(2) { -0.0 } else { 0.0 };
     let x = Tensor::from_vec(vec![nan_here, zero, r as f64], &[3]).map_err(|e| e.to_string())?;
     let max = ctx.all_reduce((&x).into(), ReduceKind::Max).map_err(|e| e.to_string())?;
     let min = ctx.all_reduce((&x).into(), ReduceKind::Min).map_err(|e| e.to_string())?;

@@ -26,7 +26,7 @@ pub fn layouts(size: usize) -> Vec<Distribution> {
         ),
         Ok(Distribution::replicated(line, 3)),
     ];
-    let rows = (1..=size).rev().find(|r| size % r == 0 && r * r <= size).unwrap_or(1);
+    let rows = (1..=size).rev().find(|r| size.is_multiple_of(*r) && r * r <= size).unwrap_or(1);
     let grid = ProcessGrid::new(vec![rows, size / rows]).expect("a 2-D grid");
     out.push(Distribution::new(
         grid.clone(),

@@ -20,7 +20,8 @@ pub type Case = fn(&MpiContext) -> Result<(), String>;
 #[macro_export]
 macro_rules! check {
     ($cond:expr, $($msg:tt)+) => {
-        if !$cond {
+        let holds: bool = $cond;
+        if !holds {
             return Err(format!($($msg)+));
         }
     };

@@ -54,7 +54,7 @@ impl TestScalar for i32 {
 impl TestScalar for i64 {
     fn make(h: u64) -> Self {
         // Some large values, so sums wrap as two's complement would.
-        if h % 13 == 0 { i64::MAX - (h % 5) as i64 } else { ((h >> 7) % 11) as i64 - 5 }
+        if h.is_multiple_of(13) { i64::MAX - (h % 5) as i64 } else { ((h >> 7) % 11) as i64 - 5 }
     }
     fn to_c64(self) -> c64 {
         c64::new(self as f64, 0.0)
@@ -65,7 +65,7 @@ impl TestScalar for i64 {
 }
 impl TestScalar for bool {
     fn make(h: u64) -> Self {
-        (h >> 9) % 3 == 0
+        (h >> 9).is_multiple_of(3)
     }
     fn to_c64(self) -> c64 {
         c64::new(f64::from(u8::from(self)), 0.0)
