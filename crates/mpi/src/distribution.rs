@@ -214,6 +214,7 @@ impl Distribution {
     }
 
     /// A stable digest of the layout (for agreeing across ranks without sending it).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     pub(crate) fn encode(&self) -> Vec<u64> {
         let mut out = vec![self.grid.ndim() as u64];
         out.extend(self.grid.dims().iter().map(|&d| d as u64));
