@@ -34,6 +34,6 @@ impl Strata {
     /// `c = a · b` for row-major `n × n` tensors through the facade's `dot_general_into`
     /// (the destination is reused, as a caller's preallocated output would be).
     pub fn matmul_into(&self, a: &Tensor, b: &Tensor, c: &mut Tensor) -> Result<(), String> {
-        self.backend.dot_general_into(a, b, &DotGeneral::matmul(), c.into()).map_err(|e| e.to_string())
+        self.backend.dot_general_into(a, b, &DotGeneral::matmul(), c).map_err(|e| e.to_string())
     }
 }

@@ -44,7 +44,7 @@ fn one_element(v: f64) -> Result<Tensor, String> {
 fn tiny_add(suite: &mut Suite, case: &str) -> Result<(), String> {
     let strata = Strata::with_threads(suite.threads)?;
     let (a, b) = (one_element(1.5)?, one_element(2.25)?);
-    let strata_call = || strata.backend().binary(BinaryOp::Add, (&a).into(), (&b).into());
+    let strata_call = || strata.backend().binary(BinaryOp::Add, &a, &b);
     let got = strata_call().map_err(|e| e.to_string())?;
     close("strata", got.as_typed::<f64>().map_err(|e| e.to_string())?.data(), &[3.75], 0.0)?;
     let (na, nb) = (Array1::from_vec(vec![1.5]), Array1::from_vec(vec![2.25]));
@@ -66,7 +66,7 @@ fn tiny_add_session(suite: &mut Suite, case: &str) -> Result<(), String> {
     let (na, nb) = (Array1::from_vec(vec![1.5]), Array1::from_vec(vec![2.25]));
     let config = suite.config;
     let session_result = strata.backend().with_session(|session| -> Result<_, String> {
-        let call = || session.binary(BinaryOp::Add, (&a).into(), (&b).into());
+        let call = || session.binary(BinaryOp::Add, &a, &b);
         let got = call().map_err(|e| e.to_string())?;
         close("strata", got.as_typed::<f64>().map_err(|e| e.to_string())?.data(), &[3.75], 0.0)?;
         let mut failure = None;

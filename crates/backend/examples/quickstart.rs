@@ -14,7 +14,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("a · b = {:?} (shape {:?})", c.as_typed::<f64>()?.data(), c.shape());
 
     // Sum over the rows.
-    let s = backend.sum((&c).into(), &[0])?;
+    let s = backend.sum(&c, &[0])?;
     println!("column sums = {:?}", s.as_typed::<f64>()?.data());
 
     println!("\n{}", backend.execution_info());

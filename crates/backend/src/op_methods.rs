@@ -88,7 +88,9 @@ op_methods! {
     /// assert_eq!(backend.add(&x, &x)?.to_vec::<f64>()?, [2.0, 4.0, 8.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn add(&self, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>) -> Result<Tensor> { ElementwiseOps::add(self, a.into(), b.into()) }
+    fn add(&self, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        ElementwiseOps::add(self, a.into(), b.into())
+    }
 
     /// `a - b` elementwise.
     ///
@@ -99,7 +101,9 @@ op_methods! {
     /// assert_eq!(backend.sub(&x, &x)?.to_vec::<f64>()?, [0.0, 0.0, 0.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn sub(&self, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>) -> Result<Tensor> { ElementwiseOps::sub(self, a.into(), b.into()) }
+    fn sub(&self, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        ElementwiseOps::sub(self, a.into(), b.into())
+    }
 
     /// `a * b` elementwise.
     ///
@@ -110,7 +114,9 @@ op_methods! {
     /// assert_eq!(backend.mul(&x, &x)?.to_vec::<f64>()?, [1.0, 4.0, 16.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn mul(&self, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>) -> Result<Tensor> { ElementwiseOps::mul(self, a.into(), b.into()) }
+    fn mul(&self, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        ElementwiseOps::mul(self, a.into(), b.into())
+    }
 
     /// `a / b` elementwise (integers truncate toward zero; `x / 0` is `-1` as in XLA).
     ///
@@ -121,7 +127,9 @@ op_methods! {
     /// assert_eq!(backend.div(&x, &x)?.to_vec::<f64>()?, [1.0, 1.0, 1.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn div(&self, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>) -> Result<Tensor> { ElementwiseOps::div(self, a.into(), b.into()) }
+    fn div(&self, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        ElementwiseOps::div(self, a.into(), b.into())
+    }
 
     /// Remainder with the dividend's sign (C `fmod` for floats; `x % 0 = x` for integers).
     ///
@@ -132,7 +140,9 @@ op_methods! {
     /// assert_eq!(backend.rem(&x, &x)?.to_vec::<f64>()?, [0.0, 0.0, 0.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn rem(&self, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>) -> Result<Tensor> { ElementwiseOps::rem(self, a.into(), b.into()) }
+    fn rem(&self, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        ElementwiseOps::rem(self, a.into(), b.into())
+    }
 
     /// Elementwise maximum (NaN propagates; `-0 < +0`).
     ///
@@ -143,7 +153,9 @@ op_methods! {
     /// assert_eq!(backend.maximum(&x, &x)?.to_vec::<f64>()?, [1.0, 2.0, 4.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn maximum(&self, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>) -> Result<Tensor> { ElementwiseOps::maximum(self, a.into(), b.into()) }
+    fn maximum(&self, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        ElementwiseOps::maximum(self, a.into(), b.into())
+    }
 
     /// Elementwise minimum (NaN propagates).
     ///
@@ -154,7 +166,9 @@ op_methods! {
     /// assert_eq!(backend.minimum(&x, &x)?.to_vec::<f64>()?, [1.0, 2.0, 4.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn minimum(&self, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>) -> Result<Tensor> { ElementwiseOps::minimum(self, a.into(), b.into()) }
+    fn minimum(&self, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        ElementwiseOps::minimum(self, a.into(), b.into())
+    }
 
     /// `a ** b` elementwise (integers: XLA's rules for negative exponents).
     ///
@@ -165,7 +179,9 @@ op_methods! {
     /// assert_eq!(backend.pow(&x, &x)?.to_vec::<f64>()?, [1.0, 4.0, 256.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn pow(&self, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>) -> Result<Tensor> { AnalyticOps::pow(self, a.into(), b.into()) }
+    fn pow(&self, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        AnalyticOps::pow(self, a.into(), b.into())
+    }
 
     /// `-x` (wrapping for integer MIN).
     ///
@@ -176,7 +192,9 @@ op_methods! {
     /// assert_eq!(backend.neg(&x)?.to_vec::<f64>()?, [-1.0, -2.0, -4.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn neg(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> { ElementwiseOps::neg(self, x.into()) }
+    fn neg(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        ElementwiseOps::neg(self, x.into())
+    }
 
     /// Complex conjugate (identity on real dtypes).
     ///
@@ -187,7 +205,9 @@ op_methods! {
     /// assert_eq!(backend.conj(&x)?.to_vec::<f64>()?, [1.0, 2.0, 4.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn conj(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> { ElementwiseOps::conj(self, x.into()) }
+    fn conj(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        ElementwiseOps::conj(self, x.into())
+    }
 
     /// `|x|`; the result of a complex input is real.
     ///
@@ -198,7 +218,9 @@ op_methods! {
     /// assert_eq!(backend.abs(&x)?.to_vec::<f64>()?, [1.0, 2.0, 4.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn abs(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> { ElementwiseOps::abs(self, x.into()) }
+    fn abs(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        ElementwiseOps::abs(self, x.into())
+    }
 
     /// Sign of `x` (`x / |x|` for complex; 0 stays 0).
     ///
@@ -209,7 +231,9 @@ op_methods! {
     /// assert_eq!(backend.sign(&x)?.to_vec::<f64>()?, [1.0, 1.0, 1.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn sign(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> { ElementwiseOps::sign(self, x.into()) }
+    fn sign(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        ElementwiseOps::sign(self, x.into())
+    }
 
     /// Square root.
     ///
@@ -220,7 +244,9 @@ op_methods! {
     /// assert_eq!(backend.sqrt(&x)?.to_vec::<f64>()?, [1.0, 2.0_f64.sqrt(), 2.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn sqrt(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> { AnalyticOps::sqrt(self, x.into()) }
+    fn sqrt(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        AnalyticOps::sqrt(self, x.into())
+    }
 
     /// `1 / sqrt(x)`.
     ///
@@ -231,7 +257,9 @@ op_methods! {
     /// assert_eq!(backend.rsqrt(&x)?.to_vec::<f64>()?, [1.0, 1.0 / 2.0_f64.sqrt(), 0.5]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn rsqrt(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> { AnalyticOps::rsqrt(self, x.into()) }
+    fn rsqrt(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        AnalyticOps::rsqrt(self, x.into())
+    }
 
     /// `e^x` (floats and complex; integers are `Unsupported`).
     ///
@@ -243,7 +271,9 @@ op_methods! {
     /// assert!((y - 1.0f64.exp()).abs() <= 1e-15 * y.abs().max(1.0));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn exp(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> { AnalyticOps::exp(self, x.into()) }
+    fn exp(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        AnalyticOps::exp(self, x.into())
+    }
 
     /// Natural logarithm.
     ///
@@ -255,7 +285,9 @@ op_methods! {
     /// assert!((y - 0.0).abs() <= 1e-15 * y.abs().max(1.0));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn log(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> { AnalyticOps::log(self, x.into()) }
+    fn log(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        AnalyticOps::log(self, x.into())
+    }
 
     /// Sine.
     ///
@@ -267,7 +299,9 @@ op_methods! {
     /// assert!((y - 1.0f64.sin()).abs() <= 1e-15 * y.abs().max(1.0));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn sin(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> { AnalyticOps::sin(self, x.into()) }
+    fn sin(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        AnalyticOps::sin(self, x.into())
+    }
 
     /// Cosine.
     ///
@@ -279,7 +313,9 @@ op_methods! {
     /// assert!((y - 1.0f64.cos()).abs() <= 1e-15 * y.abs().max(1.0));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn cos(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> { AnalyticOps::cos(self, x.into()) }
+    fn cos(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        AnalyticOps::cos(self, x.into())
+    }
 
     /// Hyperbolic tangent.
     ///
@@ -291,7 +327,9 @@ op_methods! {
     /// assert!((y - 1.0f64.tanh()).abs() <= 1e-15 * y.abs().max(1.0));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn tanh(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> { AnalyticOps::tanh(self, x.into()) }
+    fn tanh(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        AnalyticOps::tanh(self, x.into())
+    }
 
     /// `e^x - 1`, accurate near 0.
     ///
@@ -303,7 +341,9 @@ op_methods! {
     /// assert!((y - 1.0f64.exp_m1()).abs() <= 1e-15 * y.abs().max(1.0));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn expm1(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> { AnalyticOps::expm1(self, x.into()) }
+    fn expm1(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        AnalyticOps::expm1(self, x.into())
+    }
 
     /// `ln(1 + x)`, accurate near 0.
     ///
@@ -315,7 +355,9 @@ op_methods! {
     /// assert!((y - 1.0f64.ln_1p()).abs() <= 1e-15 * y.abs().max(1.0));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn log1p(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> { AnalyticOps::log1p(self, x.into()) }
+    fn log1p(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        AnalyticOps::log1p(self, x.into())
+    }
 
     /// `op(a, b)` for any [`BinaryOp`] (the named methods above are shorthands of it).
     ///
@@ -326,7 +368,9 @@ op_methods! {
     /// assert_eq!(backend.binary(BinaryOp::Add, &x, &x)?, backend.add(&x, &x)?);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn binary(&self, op: BinaryOp, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>) -> Result<Tensor> { ElementwiseOps::binary(self, op, a.into(), b.into()) }
+    fn binary(&self, op: BinaryOp, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        ElementwiseOps::binary(self, op, a.into(), b.into())
+    }
 
     /// `out = op(a, b)`: writes into a destination of the result's shape and dtype (a strided view too).
     ///
@@ -335,11 +379,13 @@ op_methods! {
     /// let backend = CpuBackend::new()?;
     /// let x = TypedTensor::from_vec(vec![1.0, 2.0, 4.0], &[3])?;
     /// let mut out = TypedTensor::<f64>::zeros(&[3])?;
-    /// backend.binary_into(BinaryOp::Mul, &x, &x, (&mut out).into())?;
+    /// backend.binary_into(BinaryOp::Mul, &x, &x, &mut out)?;
     /// assert_eq!(out.data(), &[1.0, 4.0, 16.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn binary_into(&self, op: BinaryOp, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>, out: TensorWrite<'a>) -> Result<()> { ElementwiseOps::binary_into(self, op, a.into(), b.into(), out.into()) }
+    fn binary_into(&self, op: BinaryOp, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>, out: impl Into<TensorWrite<'a>>) -> Result<()> {
+        ElementwiseOps::binary_into(self, op, a.into(), b.into(), out.into())
+    }
 
     /// `op(x)` for any [`UnaryOp`].
     ///
@@ -350,7 +396,9 @@ op_methods! {
     /// assert_eq!(backend.unary(UnaryOp::Neg, &x)?.to_vec::<f64>()?, [-1.0, -2.0, -4.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn unary(&self, op: UnaryOp, x: impl Into<TensorRead<'a>>) -> Result<Tensor> { ElementwiseOps::unary(self, op, x.into()) }
+    fn unary(&self, op: UnaryOp, x: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        ElementwiseOps::unary(self, op, x.into())
+    }
 
     /// `out = op(x)`.
     ///
@@ -359,11 +407,13 @@ op_methods! {
     /// let backend = CpuBackend::new()?;
     /// let x = TypedTensor::from_vec(vec![1.0, 2.0, 4.0], &[3])?;
     /// let mut out = TypedTensor::<f64>::zeros(&[3])?;
-    /// backend.unary_into(UnaryOp::Abs, &x, (&mut out).into())?;
+    /// backend.unary_into(UnaryOp::Abs, &x, &mut out)?;
     /// assert_eq!(out.data(), x.data());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn unary_into(&self, op: UnaryOp, x: impl Into<TensorRead<'a>>, out: TensorWrite<'a>) -> Result<()> { ElementwiseOps::unary_into(self, op, x.into(), out.into()) }
+    fn unary_into(&self, op: UnaryOp, x: impl Into<TensorRead<'a>>, out: impl Into<TensorWrite<'a>>) -> Result<()> {
+        ElementwiseOps::unary_into(self, op, x.into(), out.into())
+    }
 
     /// `a <dir> b` elementwise, giving a Bool tensor (complex inputs are `Unsupported`).
     ///
@@ -375,7 +425,9 @@ op_methods! {
     /// assert_eq!(backend.compare(CompareDir::Lt, &x, &two)?.to_vec::<bool>()?, [true, false, false]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn compare(&self, dir: CompareDir, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>) -> Result<Tensor> { ElementwiseOps::compare(self, dir, a.into(), b.into()) }
+    fn compare(&self, dir: CompareDir, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        ElementwiseOps::compare(self, dir, a.into(), b.into())
+    }
 
     /// `out = a <dir> b` (a Bool destination).
     ///
@@ -384,11 +436,13 @@ op_methods! {
     /// let backend = CpuBackend::new()?;
     /// let x = TypedTensor::from_vec(vec![1.0, 2.0, 4.0], &[3])?;
     /// let mut out = TypedTensor::<bool>::zeros(&[3])?;
-    /// backend.compare_into(CompareDir::Eq, &x, &x, (&mut out).into())?;
+    /// backend.compare_into(CompareDir::Eq, &x, &x, &mut out)?;
     /// assert_eq!(out.data(), &[true; 3]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn compare_into(&self, dir: CompareDir, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>, out: TensorWrite<'a>) -> Result<()> { ElementwiseOps::compare_into(self, dir, a.into(), b.into(), out.into()) }
+    fn compare_into(&self, dir: CompareDir, a: impl Into<TensorRead<'a>>, b: impl Into<TensorRead<'a>>, out: impl Into<TensorWrite<'a>>) -> Result<()> {
+        ElementwiseOps::compare_into(self, dir, a.into(), b.into(), out.into())
+    }
 
     /// `pred ? on_true : on_false` elementwise (`pred` is Bool; numpy's `where`).
     ///
@@ -401,7 +455,9 @@ op_methods! {
     /// assert_eq!(backend.select(&p, &x, &zero)?.to_vec::<f64>()?, [1.0, 0.0, 4.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn select(&self, pred: impl Into<TensorRead<'a>>, on_true: impl Into<TensorRead<'a>>, on_false: impl Into<TensorRead<'a>>) -> Result<Tensor> { ElementwiseOps::select(self, pred.into(), on_true.into(), on_false.into()) }
+    fn select(&self, pred: impl Into<TensorRead<'a>>, on_true: impl Into<TensorRead<'a>>, on_false: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        ElementwiseOps::select(self, pred.into(), on_true.into(), on_false.into())
+    }
 
     /// `out = pred ? on_true : on_false`.
     ///
@@ -411,11 +467,13 @@ op_methods! {
     /// let x = TypedTensor::from_vec(vec![1.0, 2.0, 4.0], &[3])?;
     /// let p = TypedTensor::filled(&[3], false)?;
     /// let mut out = TypedTensor::<f64>::zeros(&[3])?;
-    /// backend.select_into(&p, &x, &x, (&mut out).into())?;
+    /// backend.select_into(&p, &x, &x, &mut out)?;
     /// assert_eq!(out.data(), x.data());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn select_into(&self, pred: impl Into<TensorRead<'a>>, on_true: impl Into<TensorRead<'a>>, on_false: impl Into<TensorRead<'a>>, out: TensorWrite<'a>) -> Result<()> { ElementwiseOps::select_into(self, pred.into(), on_true.into(), on_false.into(), out.into()) }
+    fn select_into(&self, pred: impl Into<TensorRead<'a>>, on_true: impl Into<TensorRead<'a>>, on_false: impl Into<TensorRead<'a>>, out: impl Into<TensorWrite<'a>>) -> Result<()> {
+        ElementwiseOps::select_into(self, pred.into(), on_true.into(), on_false.into(), out.into())
+    }
 
     /// `min(max(x, lo), hi)` elementwise; `lo`/`hi` have `x`'s shape or rank 0.
     ///
@@ -427,7 +485,9 @@ op_methods! {
     /// assert_eq!(backend.clamp(&lo, &x, &hi)?.to_vec::<f64>()?, [1.5, 2.0, 3.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn clamp(&self, lo: impl Into<TensorRead<'a>>, x: impl Into<TensorRead<'a>>, hi: impl Into<TensorRead<'a>>) -> Result<Tensor> { ElementwiseOps::clamp(self, lo.into(), x.into(), hi.into()) }
+    fn clamp(&self, lo: impl Into<TensorRead<'a>>, x: impl Into<TensorRead<'a>>, hi: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        ElementwiseOps::clamp(self, lo.into(), x.into(), hi.into())
+    }
 
     /// `out = clamp(lo, x, hi)`.
     ///
@@ -437,11 +497,13 @@ op_methods! {
     /// let x = TypedTensor::from_vec(vec![1.0, 2.0, 4.0], &[3])?;
     /// let (lo, hi) = (TypedTensor::scalar(0.0), TypedTensor::scalar(2.0));
     /// let mut out = TypedTensor::<f64>::zeros(&[3])?;
-    /// backend.clamp_into(&lo, &x, &hi, (&mut out).into())?;
+    /// backend.clamp_into(&lo, &x, &hi, &mut out)?;
     /// assert_eq!(out.data(), &[1.0, 2.0, 2.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn clamp_into(&self, lo: impl Into<TensorRead<'a>>, x: impl Into<TensorRead<'a>>, hi: impl Into<TensorRead<'a>>, out: TensorWrite<'a>) -> Result<()> { ElementwiseOps::clamp_into(self, lo.into(), x.into(), hi.into(), out.into()) }
+    fn clamp_into(&self, lo: impl Into<TensorRead<'a>>, x: impl Into<TensorRead<'a>>, hi: impl Into<TensorRead<'a>>, out: impl Into<TensorWrite<'a>>) -> Result<()> {
+        ElementwiseOps::clamp_into(self, lo.into(), x.into(), hi.into(), out.into())
+    }
 
     /// Sum over `axes` (removed from the shape; no axes is a copy; an empty sum is 0).
     ///
@@ -452,7 +514,9 @@ op_methods! {
     /// assert_eq!(backend.sum(&m, &[0])?.to_vec::<f64>()?, [5.0, 7.0, 9.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn sum(&self, x: impl Into<TensorRead<'a>>, axes: &[usize]) -> Result<Tensor> { ReductionOps::sum(self, x.into(), axes) }
+    fn sum(&self, x: impl Into<TensorRead<'a>>, axes: &[usize]) -> Result<Tensor> {
+        ReductionOps::sum(self, x.into(), axes)
+    }
 
     /// Sum of `|x|^2` over `axes` (real for complex input).
     ///
@@ -463,7 +527,9 @@ op_methods! {
     /// assert_eq!(backend.sum_squares(&m, &[0])?.to_vec::<f64>()?, [17.0, 29.0, 45.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn sum_squares(&self, x: impl Into<TensorRead<'a>>, axes: &[usize]) -> Result<Tensor> { ReductionOps::sum_squares(self, x.into(), axes) }
+    fn sum_squares(&self, x: impl Into<TensorRead<'a>>, axes: &[usize]) -> Result<Tensor> {
+        ReductionOps::sum_squares(self, x.into(), axes)
+    }
 
     /// Product over `axes` (an empty product is 1).
     ///
@@ -474,7 +540,9 @@ op_methods! {
     /// assert_eq!(backend.prod(&m, &[0])?.to_vec::<f64>()?, [4.0, 10.0, 18.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn prod(&self, x: impl Into<TensorRead<'a>>, axes: &[usize]) -> Result<Tensor> { ReductionOps::prod(self, x.into(), axes) }
+    fn prod(&self, x: impl Into<TensorRead<'a>>, axes: &[usize]) -> Result<Tensor> {
+        ReductionOps::prod(self, x.into(), axes)
+    }
 
     /// Maximum over `axes` (an empty maximum is -inf, MIN for integers).
     ///
@@ -485,7 +553,9 @@ op_methods! {
     /// assert_eq!(backend.max(&m, &[0])?.to_vec::<f64>()?, [4.0, 5.0, 6.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn max(&self, x: impl Into<TensorRead<'a>>, axes: &[usize]) -> Result<Tensor> { ReductionOps::max(self, x.into(), axes) }
+    fn max(&self, x: impl Into<TensorRead<'a>>, axes: &[usize]) -> Result<Tensor> {
+        ReductionOps::max(self, x.into(), axes)
+    }
 
     /// Minimum over `axes` (an empty minimum is +inf, MAX for integers).
     ///
@@ -496,7 +566,9 @@ op_methods! {
     /// assert_eq!(backend.min(&m, &[0])?.to_vec::<f64>()?, [1.0, 2.0, 3.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn min(&self, x: impl Into<TensorRead<'a>>, axes: &[usize]) -> Result<Tensor> { ReductionOps::min(self, x.into(), axes) }
+    fn min(&self, x: impl Into<TensorRead<'a>>, axes: &[usize]) -> Result<Tensor> {
+        ReductionOps::min(self, x.into(), axes)
+    }
 
     /// `op` over `axes` for any [`ReduceOp`].
     ///
@@ -507,7 +579,9 @@ op_methods! {
     /// assert_eq!(backend.reduce(ReduceOp::Sum, &m, &[0, 1])?.to_scalar::<f64>()?, 21.0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn reduce(&self, op: ReduceOp, x: impl Into<TensorRead<'a>>, axes: &[usize]) -> Result<Tensor> { ReductionOps::reduce(self, op, x.into(), axes) }
+    fn reduce(&self, op: ReduceOp, x: impl Into<TensorRead<'a>>, axes: &[usize]) -> Result<Tensor> {
+        ReductionOps::reduce(self, op, x.into(), axes)
+    }
 
     /// `out = op over axes of x`.
     ///
@@ -516,11 +590,13 @@ op_methods! {
     /// let backend = CpuBackend::new()?;
     /// let m = TypedTensor::from_vec(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
     /// let mut out = TypedTensor::<f64>::zeros(&[2])?;
-    /// backend.reduce_into(ReduceOp::Max, &m, &[1], (&mut out).into())?;
+    /// backend.reduce_into(ReduceOp::Max, &m, &[1], &mut out)?;
     /// assert_eq!(out.data(), &[3.0, 6.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn reduce_into(&self, op: ReduceOp, x: impl Into<TensorRead<'a>>, axes: &[usize], out: TensorWrite<'a>) -> Result<()> { ReductionOps::reduce_into(self, op, x.into(), axes, out.into()) }
+    fn reduce_into(&self, op: ReduceOp, x: impl Into<TensorRead<'a>>, axes: &[usize], out: impl Into<TensorWrite<'a>>) -> Result<()> {
+        ReductionOps::reduce_into(self, op, x.into(), axes, out.into())
+    }
 
     /// A compact copy with axes permuted: output axis `i` is input axis `perm[i]` (numpy/lax `transpose`; the views' [`TensorView::transpose`](strata_tensor::TensorView::transpose) does it without a copy).
     ///
@@ -531,7 +607,9 @@ op_methods! {
     /// assert_eq!(backend.transpose(&m, &[1, 0])?.to_vec::<f64>()?, [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn transpose(&self, x: impl Into<TensorRead<'a>>, perm: &[usize]) -> Result<Tensor> { StructuralOps::transpose(self, x.into(), perm) }
+    fn transpose(&self, x: impl Into<TensorRead<'a>>, perm: &[usize]) -> Result<Tensor> {
+        StructuralOps::transpose(self, x.into(), perm)
+    }
 
     /// A compact row-major copy of any view.
     ///
@@ -543,7 +621,9 @@ op_methods! {
     /// assert_eq!(backend.to_contiguous(reversed)?.to_vec::<f64>()?, [3.0, 2.0, 1.0, 6.0, 5.0, 4.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn to_contiguous(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> { StructuralOps::to_contiguous(self, x.into()) }
+    fn to_contiguous(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        StructuralOps::to_contiguous(self, x.into())
+    }
 
     /// Copies `src` into `dst` (same dtype and shape; `dst` may be a strided view).
     ///
@@ -552,11 +632,13 @@ op_methods! {
     /// let backend = CpuBackend::new()?;
     /// let m = TypedTensor::from_vec(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
     /// let mut t = TypedTensor::<f64>::zeros(&[3, 2])?;
-    /// backend.copy_into(m.view().transpose(&[1, 0])?, (&mut t).into())?;
+    /// backend.copy_into(m.view().transpose(&[1, 0])?, &mut t)?;
     /// assert_eq!(t.data(), &[1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn copy_into(&self, src: impl Into<TensorRead<'a>>, dst: TensorWrite<'a>) -> Result<()> { StructuralOps::copy_into(self, src.into(), dst.into()) }
+    fn copy_into(&self, src: impl Into<TensorRead<'a>>, dst: impl Into<TensorWrite<'a>>) -> Result<()> {
+        StructuralOps::copy_into(self, src.into(), dst.into())
+    }
 
     /// `x` converted to `dtype` (XLA convert: float to int truncates and saturates, NaN to 0; `x != 0` to Bool; complex to real keeps the real part).
     ///
@@ -567,7 +649,9 @@ op_methods! {
     /// assert_eq!(backend.cast(&x, DType::I32)?.to_vec::<i32>()?, [1, -2, 0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn cast(&self, x: impl Into<TensorRead<'a>>, dtype: DType) -> Result<Tensor> { StructuralOps::cast(self, x.into(), dtype) }
+    fn cast(&self, x: impl Into<TensorRead<'a>>, dtype: DType) -> Result<Tensor> {
+        StructuralOps::cast(self, x.into(), dtype)
+    }
 
     /// `x` converted into `out`'s dtype.
     ///
@@ -576,11 +660,13 @@ op_methods! {
     /// let backend = CpuBackend::new()?;
     /// let x = TypedTensor::from_vec(vec![1.0, 2.0, 4.0], &[3])?;
     /// let mut out = TypedTensor::<f32>::zeros(&[3])?;
-    /// backend.cast_into(&x, (&mut out).into())?;
+    /// backend.cast_into(&x, &mut out)?;
     /// assert_eq!(out.data(), &[1.0f32, 2.0, 4.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn cast_into(&self, x: impl Into<TensorRead<'a>>, out: TensorWrite<'a>) -> Result<()> { StructuralOps::cast_into(self, x.into(), out.into()) }
+    fn cast_into(&self, x: impl Into<TensorRead<'a>>, out: impl Into<TensorWrite<'a>>) -> Result<()> {
+        StructuralOps::cast_into(self, x.into(), out.into())
+    }
 
     /// `x` read in row-major order into `shape` (same element count).
     ///
@@ -591,7 +677,9 @@ op_methods! {
     /// assert_eq!(backend.reshape(&m, &[3, 2])?.shape(), &[3, 2]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn reshape(&self, x: impl Into<TensorRead<'a>>, shape: &[usize]) -> Result<Tensor> { StructuralOps::reshape(self, x.into(), shape) }
+    fn reshape(&self, x: impl Into<TensorRead<'a>>, shape: &[usize]) -> Result<Tensor> {
+        StructuralOps::reshape(self, x.into(), shape)
+    }
 
     /// `x` broadcast into `out_shape`: input axis `k` becomes output axis `dims[k]` (extent equal or 1).
     ///
@@ -603,7 +691,9 @@ op_methods! {
     /// assert_eq!(rows.to_vec::<f64>()?, [1.0, 2.0, 4.0, 1.0, 2.0, 4.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn broadcast_in_dim(&self, x: impl Into<TensorRead<'a>>, out_shape: &[usize], dims: &[usize]) -> Result<Tensor> { StructuralOps::broadcast_in_dim(self, x.into(), out_shape, dims) }
+    fn broadcast_in_dim(&self, x: impl Into<TensorRead<'a>>, out_shape: &[usize], dims: &[usize]) -> Result<Tensor> {
+        StructuralOps::broadcast_in_dim(self, x.into(), out_shape, dims)
+    }
 
     /// The diagonal `offset` of axes 0 and 1, appended as the last axis: numpy's and jnp's `diagonal(a, offset)` (`offset > 0` above the main diagonal). Other axis pairs: [`CpuBackend::extract_diagonal`].
     ///
@@ -616,7 +706,10 @@ op_methods! {
     /// assert_eq!(backend.diagonal(&m, -1)?.to_vec::<f64>()?, [4.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn diagonal(&self, x: impl Into<TensorRead<'a>>, offset: isize) -> Result<Tensor> { let x = x.into(); StructuralOps::to_contiguous(self, x.view().diagonal(offset)?.into()) }
+    fn diagonal(&self, x: impl Into<TensorRead<'a>>, offset: isize) -> Result<Tensor> {
+        let x = x.into();
+        StructuralOps::to_contiguous(self, x.view().diagonal(offset)?.into())
+    }
 
     /// The main diagonal of axes `a` and `b`, appended as the last axis (numpy's `diagonal(x, 0, a, b)`).
     ///
@@ -627,7 +720,9 @@ op_methods! {
     /// assert_eq!(backend.extract_diagonal(&m, 0, 1)?.to_vec::<f64>()?, [1.0, 5.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn extract_diagonal(&self, x: impl Into<TensorRead<'a>>, a: usize, b: usize) -> Result<Tensor> { StructuralOps::extract_diagonal(self, x.into(), a, b) }
+    fn extract_diagonal(&self, x: impl Into<TensorRead<'a>>, a: usize, b: usize) -> Result<Tensor> {
+        StructuralOps::extract_diagonal(self, x.into(), a, b)
+    }
 
     /// The inverse of [`CpuBackend::extract_diagonal`]: the last axis becomes the diagonal of output axes `a` and `b`, zeros elsewhere.
     ///
@@ -638,7 +733,9 @@ op_methods! {
     /// assert_eq!(backend.embed_diagonal(&d, 0, 1)?.to_vec::<f64>()?, [1.0, 0.0, 0.0, 2.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn embed_diagonal(&self, x: impl Into<TensorRead<'a>>, a: usize, b: usize) -> Result<Tensor> { StructuralOps::embed_diagonal(self, x.into(), a, b) }
+    fn embed_diagonal(&self, x: impl Into<TensorRead<'a>>, a: usize, b: usize) -> Result<Tensor> {
+        StructuralOps::embed_diagonal(self, x.into(), a, b)
+    }
 
     /// Zeroes the elements above diagonal `k` of the last two axes (numpy's `tril`).
     ///
@@ -649,7 +746,9 @@ op_methods! {
     /// assert_eq!(backend.tril(&m, 0)?.to_vec::<f64>()?, [1.0, 0.0, 0.0, 4.0, 5.0, 0.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn tril(&self, x: impl Into<TensorRead<'a>>, k: isize) -> Result<Tensor> { StructuralOps::tril(self, x.into(), k) }
+    fn tril(&self, x: impl Into<TensorRead<'a>>, k: isize) -> Result<Tensor> {
+        StructuralOps::tril(self, x.into(), k)
+    }
 
     /// Zeroes the elements below diagonal `k` of the last two axes (numpy's `triu`).
     ///
@@ -660,7 +759,9 @@ op_methods! {
     /// assert_eq!(backend.triu(&m, 1)?.to_vec::<f64>()?, [0.0, 2.0, 3.0, 0.0, 0.0, 6.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn triu(&self, x: impl Into<TensorRead<'a>>, k: isize) -> Result<Tensor> { StructuralOps::triu(self, x.into(), k) }
+    fn triu(&self, x: impl Into<TensorRead<'a>>, k: isize) -> Result<Tensor> {
+        StructuralOps::triu(self, x.into(), k)
+    }
 
     /// XLA `dot_general` as described by a [`DotGeneral`]: output axes are batch, then lhs free, then rhs free; conjugation applies to complex operands. The analysis is cached per domain.
     ///
@@ -675,7 +776,9 @@ op_methods! {
     /// assert_eq!(f.to_scalar::<f64>()?, 30.0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn dot_general(&self, lhs: impl Into<TensorRead<'a>>, rhs: impl Into<TensorRead<'a>>, spec: &DotGeneral) -> Result<Tensor> { ContractionOps::dot_general(self, lhs.into(), rhs.into(), &spec.dims, spec.conj_lhs, spec.conj_rhs) }
+    fn dot_general(&self, lhs: impl Into<TensorRead<'a>>, rhs: impl Into<TensorRead<'a>>, spec: &DotGeneral) -> Result<Tensor> {
+        ContractionOps::dot_general(self, lhs.into(), rhs.into(), &spec.dims, spec.conj_lhs, spec.conj_rhs)
+    }
 
     /// `out = spec.alpha * dot_general(lhs, rhs) + spec.beta * out` (`beta = 0` never reads `out`); `alpha`/`beta` in the operands' dtype (real for real dtypes).
     ///
@@ -684,11 +787,14 @@ op_methods! {
     /// let backend = CpuBackend::new()?;
     /// let a = TypedTensor::from_vec(vec![1.0, 2.0, 3.0, 4.0], &[2, 2])?;
     /// let mut c = TypedTensor::filled(&[2, 2], 1.0)?;
-    /// backend.dot_general_into(&a, &a, &DotGeneral::matmul().alpha(2.0).beta(1.0), (&mut c).into())?;
+    /// backend.dot_general_into(&a, &a, &DotGeneral::matmul().alpha(2.0).beta(1.0), &mut c)?;
     /// assert_eq!(c.data(), &[15.0, 21.0, 31.0, 45.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn dot_general_into(&self, lhs: impl Into<TensorRead<'a>>, rhs: impl Into<TensorRead<'a>>, spec: &DotGeneral, out: TensorWrite<'a>) -> Result<()> { const OP: &str = "dot_general_into"; ContractionOps::dot_general_into(self, lhs.into(), rhs.into(), &spec.dims, spec.conj_lhs, spec.conj_rhs, coefficient(OP, spec.alpha)?, coefficient(OP, spec.beta)?, out.into()) }
+    fn dot_general_into(&self, lhs: impl Into<TensorRead<'a>>, rhs: impl Into<TensorRead<'a>>, spec: &DotGeneral, out: impl Into<TensorWrite<'a>>) -> Result<()> {
+        const OP: &str = "dot_general_into";
+        ContractionOps::dot_general_into(self, lhs.into(), rhs.into(), &spec.dims, spec.conj_lhs, spec.conj_rhs, coefficient(OP, spec.alpha)?, coefficient(OP, spec.beta)?, out.into())
+    }
 
     /// The matrix product of two rank-2 tensors (`dot_general` with [`DotGeneral::matmul`]).
     ///
@@ -699,7 +805,9 @@ op_methods! {
     /// assert_eq!(backend.matmul(&a, &a)?.to_vec::<f64>()?, [7.0, 10.0, 15.0, 22.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn matmul(&self, lhs: impl Into<TensorRead<'a>>, rhs: impl Into<TensorRead<'a>>) -> Result<Tensor> { ContractionOps::matmul(self, lhs.into(), rhs.into()) }
+    fn matmul(&self, lhs: impl Into<TensorRead<'a>>, rhs: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        ContractionOps::matmul(self, lhs.into(), rhs.into())
+    }
 
     /// Many independent GEMMs (`lhs[i] · rhs[i]`) in one call.
     ///
@@ -711,7 +819,9 @@ op_methods! {
     /// assert_eq!(cs.len(), 2);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn grouped_gemm(&self, lhs: &[impl Clone + Into<TensorRead<'a>>], rhs: &[impl Clone + Into<TensorRead<'a>>], config: &GroupedGemmConfig) -> Result<Vec<Tensor>> { ContractionOps::grouped_gemm(self, &reads(lhs), &reads(rhs), config) }
+    fn grouped_gemm(&self, lhs: &[impl Clone + Into<TensorRead<'a>>], rhs: &[impl Clone + Into<TensorRead<'a>>], config: &GroupedGemmConfig) -> Result<Vec<Tensor>> {
+        ContractionOps::grouped_gemm(self, &reads(lhs), &reads(rhs), config)
+    }
 
     /// `sum(conj(x) * y)` over all elements, as a rank-0 tensor.
     ///
@@ -722,7 +832,9 @@ op_methods! {
     /// assert_eq!(backend.vdot(&x, &x)?.to_scalar::<f64>()?, 21.0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn vdot(&self, x: impl Into<TensorRead<'a>>, y: impl Into<TensorRead<'a>>) -> Result<Tensor> { ContractionOps::vdot(self, x.into(), y.into()) }
+    fn vdot(&self, x: impl Into<TensorRead<'a>>, y: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        ContractionOps::vdot(self, x.into(), y.into())
+    }
 
     /// `sum(|x|^2)` as a rank-0 tensor of the real dtype.
     ///
@@ -733,7 +845,9 @@ op_methods! {
     /// assert_eq!(backend.norm_squared(&z)?.to_scalar::<f64>()?, 25.0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn norm_squared(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> { ContractionOps::norm_squared(self, x.into()) }
+    fn norm_squared(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> {
+        ContractionOps::norm_squared(self, x.into())
+    }
 
     /// `y = a * x + b * y` (`a`, `b` numbers in `x`'s dtype).
     ///
@@ -742,11 +856,14 @@ op_methods! {
     /// let backend = CpuBackend::new()?;
     /// let x = TypedTensor::from_vec(vec![1.0, 2.0, 4.0], &[3])?;
     /// let mut y = TypedTensor::filled(&[3], 1.0)?;
-    /// backend.axpby_into(2.0, &x, -1.0, (&mut y).into())?;
+    /// backend.axpby_into(2.0, &x, -1.0, &mut y)?;
     /// assert_eq!(y.data(), &[1.0, 3.0, 7.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn axpby_into(&self, a: impl Into<ScalarValue>, x: impl Into<TensorRead<'a>>, b: impl Into<ScalarValue>, y: TensorWrite<'a>) -> Result<()> { const OP: &str = "axpby_into"; ContractionOps::axpby_into(self, coefficient(OP, a.into())?, x.into(), coefficient(OP, b.into())?, y.into()) }
+    fn axpby_into(&self, a: impl Into<ScalarValue>, x: impl Into<TensorRead<'a>>, b: impl Into<ScalarValue>, y: impl Into<TensorWrite<'a>>) -> Result<()> {
+        const OP: &str = "axpby_into";
+        ContractionOps::axpby_into(self, coefficient(OP, a.into())?, x.into(), coefficient(OP, b.into())?, y.into())
+    }
 
     /// StableHLO `gather` (start indices clamped into range); [`GatherConfig::take`] builds numpy's `take`.
     ///
@@ -760,7 +877,9 @@ op_methods! {
     /// assert_eq!(rows.to_vec::<f64>()?[..3], [4.0, 5.0, 6.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn gather(&self, operand: impl Into<TensorRead<'a>>, indices: impl Into<TensorRead<'a>>, config: &GatherConfig) -> Result<Tensor> { IndexingOps::gather(self, operand.into(), indices.into(), config) }
+    fn gather(&self, operand: impl Into<TensorRead<'a>>, indices: impl Into<TensorRead<'a>>, config: &GatherConfig) -> Result<Tensor> {
+        IndexingOps::gather(self, operand.into(), indices.into(), config)
+    }
 
     /// StableHLO `scatter` with the config's combiner (out-of-range windows are skipped).
     ///
@@ -774,7 +893,9 @@ op_methods! {
     /// assert_eq!(backend.scatter(&x, &idx, &upd, &cfg)?.to_vec::<f64>()?, [0.0, 5.0, 0.0, 7.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn scatter(&self, operand: impl Into<TensorRead<'a>>, indices: impl Into<TensorRead<'a>>, updates: impl Into<TensorRead<'a>>, config: &ScatterConfig) -> Result<Tensor> { IndexingOps::scatter(self, operand.into(), indices.into(), updates.into(), config) }
+    fn scatter(&self, operand: impl Into<TensorRead<'a>>, indices: impl Into<TensorRead<'a>>, updates: impl Into<TensorRead<'a>>, config: &ScatterConfig) -> Result<Tensor> {
+        IndexingOps::scatter(self, operand.into(), indices.into(), updates.into(), config)
+    }
 
     /// A static strided slice, copied (a view's [`TensorView::slice`](strata_tensor::TensorView::slice) takes the same config without a copy).
     ///
@@ -786,7 +907,9 @@ op_methods! {
     /// assert_eq!(s.to_vec::<f64>()?, [2.0, 3.0, 5.0, 6.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn slice(&self, operand: impl Into<TensorRead<'a>>, config: &SliceConfig) -> Result<Tensor> { IndexingOps::slice(self, operand.into(), config) }
+    fn slice(&self, operand: impl Into<TensorRead<'a>>, config: &SliceConfig) -> Result<Tensor> {
+        IndexingOps::slice(self, operand.into(), config)
+    }
 
     /// A window of `sizes` at `starts` (one per axis, clamped so the window fits).
     ///
@@ -797,7 +920,9 @@ op_methods! {
     /// assert_eq!(backend.dynamic_slice(&m, &[1, 5], &[1, 2])?.to_vec::<f64>()?, [5.0, 6.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn dynamic_slice(&self, operand: impl Into<TensorRead<'a>>, starts: &[i64], sizes: &[usize]) -> Result<Tensor> { IndexingOps::dynamic_slice(self, operand.into(), starts, sizes) }
+    fn dynamic_slice(&self, operand: impl Into<TensorRead<'a>>, starts: &[i64], sizes: &[usize]) -> Result<Tensor> {
+        IndexingOps::dynamic_slice(self, operand.into(), starts, sizes)
+    }
 
     /// `operand` with `update` written at `starts` (clamped so it fits).
     ///
@@ -810,7 +935,9 @@ op_methods! {
     /// assert_eq!(r.to_vec::<f64>()?, [1.0, 0.0, 0.0, 4.0, 5.0, 6.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn dynamic_update_slice(&self, operand: impl Into<TensorRead<'a>>, update: impl Into<TensorRead<'a>>, starts: &[i64]) -> Result<Tensor> { IndexingOps::dynamic_update_slice(self, operand.into(), update.into(), starts) }
+    fn dynamic_update_slice(&self, operand: impl Into<TensorRead<'a>>, update: impl Into<TensorRead<'a>>, starts: &[i64]) -> Result<Tensor> {
+        IndexingOps::dynamic_update_slice(self, operand.into(), update.into(), starts)
+    }
 
     /// Edge and interior padding with `value`: a number (converted to the operand's dtype) or a rank-0 tensor; negative edges crop.
     ///
@@ -822,7 +949,11 @@ op_methods! {
     /// assert_eq!(p.to_vec::<f64>()?, [0.0, 1.0, 0.0, 2.0, 0.0, 4.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn pad(&self, operand: impl Into<TensorRead<'a>>, value: impl Into<PadValue<'a>>, config: &PadConfig) -> Result<Tensor> { let operand = operand.into(); let value = pad_value(value.into(), operand.dtype())?; IndexingOps::pad(self, operand, value.read(), config) }
+    fn pad(&self, operand: impl Into<TensorRead<'a>>, value: impl Into<PadValue<'a>>, config: &PadConfig) -> Result<Tensor> {
+        let operand = operand.into();
+        let value = pad_value(value.into(), operand.dtype())?;
+        IndexingOps::pad(self, operand, value.read(), config)
+    }
 
     /// Joins `operands` along `axis`.
     ///
@@ -833,7 +964,9 @@ op_methods! {
     /// assert_eq!(backend.concatenate(&[&x, &x], 0)?.shape(), &[6]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn concatenate(&self, operands: &[impl Clone + Into<TensorRead<'a>>], axis: usize) -> Result<Tensor> { IndexingOps::concatenate(self, &reads(operands), axis) }
+    fn concatenate(&self, operands: &[impl Clone + Into<TensorRead<'a>>], axis: usize) -> Result<Tensor> {
+        IndexingOps::concatenate(self, &reads(operands), axis)
+    }
 
     /// `operand` with each of `axes` reversed (a view's `reverse` does it without a copy).
     ///
@@ -844,7 +977,9 @@ op_methods! {
     /// assert_eq!(backend.reverse(&x, &[0])?.to_vec::<f64>()?, [4.0, 2.0, 1.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn reverse(&self, operand: impl Into<TensorRead<'a>>, axes: &[usize]) -> Result<Tensor> { IndexingOps::reverse(self, operand.into(), axes) }
+    fn reverse(&self, operand: impl Into<TensorRead<'a>>, axes: &[usize]) -> Result<Tensor> {
+        IndexingOps::reverse(self, operand.into(), axes)
+    }
 
     /// Runs an [`ElementwiseFusionPlan`] over `inputs` (one shape) in one pass; one tensor per plan output.
     ///
@@ -857,7 +992,9 @@ op_methods! {
     /// assert_eq!(backend.execute_fusion(&plan, &[&x])?[0].to_vec::<f64>()?, [2.0, 6.0, 20.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn execute_fusion(&self, plan: &ElementwiseFusionPlan, inputs: &[impl Clone + Into<TensorRead<'a>>]) -> Result<Vec<Tensor>> { FusionOps::execute_fusion(self, plan, &reads(inputs)) }
+    fn execute_fusion(&self, plan: &ElementwiseFusionPlan, inputs: &[impl Clone + Into<TensorRead<'a>>]) -> Result<Vec<Tensor>> {
+        FusionOps::execute_fusion(self, plan, &reads(inputs))
+    }
 
     /// `a * b` with both broadcast into `out_shape` (`a`'s axis `k` becomes output axis `a_dims[k]`, likewise `b`), without materialising the broadcasts.
     ///
@@ -869,6 +1006,8 @@ op_methods! {
     /// assert_eq!(outer.to_vec::<f64>()?[..3], [1.0, 2.0, 4.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn broadcast_multiply(&self, a: impl Into<TensorRead<'a>>, a_dims: &[usize], b: impl Into<TensorRead<'a>>, b_dims: &[usize], out_shape: &[usize]) -> Result<Tensor> { FusionOps::broadcast_multiply(self, a.into(), a_dims, b.into(), b_dims, out_shape) }
+    fn broadcast_multiply(&self, a: impl Into<TensorRead<'a>>, a_dims: &[usize], b: impl Into<TensorRead<'a>>, b_dims: &[usize], out_shape: &[usize]) -> Result<Tensor> {
+        FusionOps::broadcast_multiply(self, a.into(), a_dims, b.into(), b_dims, out_shape)
+    }
 
 }

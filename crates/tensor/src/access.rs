@@ -235,43 +235,6 @@ impl<'a, 'b: 'a> From<&'a TensorRead<'b>> for TensorRead<'a> {
     }
 }
 
-// Transitional: ops now take `impl Into<TensorRead>`, under which a call site's
-// `(&t).into()` would no longer know its target type. These inherent `into` methods win
-// over `Into::into` in method lookup and pin the target to `TensorRead`, so code written
-// for the earlier signatures keeps compiling (and means exactly what it meant). New code
-// passes `&t` or the view itself. To be removed once every caller is migrated.
-impl Tensor {
-    #[doc(hidden)]
-    #[inline]
-    pub fn into(&self) -> TensorRead<'_> {
-        TensorRead::Tensor(self)
-    }
-}
-
-impl<T: Scalar> TypedTensor<T> {
-    #[doc(hidden)]
-    #[inline]
-    pub fn into(&self) -> TensorRead<'_> {
-        TensorRead::from(self)
-    }
-}
-
-impl<'a> TensorView<'a> {
-    #[doc(hidden)]
-    #[inline]
-    pub fn into(self) -> TensorRead<'a> {
-        TensorRead::View(self)
-    }
-}
-
-impl<'a> TensorViewMut<'a> {
-    #[doc(hidden)]
-    #[inline]
-    pub fn into(self) -> TensorWrite<'a> {
-        TensorWrite::View(self)
-    }
-}
-
 impl<'a, 'b: 'a> From<&'a TensorView<'b>> for TensorRead<'a> {
     #[inline]
     fn from(v: &'a TensorView<'b>) -> Self {
