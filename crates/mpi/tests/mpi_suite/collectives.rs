@@ -1,7 +1,7 @@
 //! All-reduce, broadcast and all-gather of every dtype against references computed on
 //! each rank from every rank's (deterministic) input.
 
-use strata_backend::{CpuBackend, ElementwiseOps};
+use strata_backend::CpuBackend;
 use strata_mpi::{MpiContext, ReduceKind};
 use strata_tensor::config::BinaryOp;
 use strata_tensor::{Scalar, Tensor, TypedTensor};
