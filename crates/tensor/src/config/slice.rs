@@ -120,7 +120,7 @@ mod tests {
         assert!(e.to_string().contains("strides [1, 1] has 2 entries"), "{e}");
         // The labelled form is the same config as the positional one.
         assert_eq!(SliceConfig::ranges([1..4, 0..5]).step(0, 2), SliceConfig::new(vec![1, 0], vec![4, 5], vec![2, 1]));
-        let e = SliceConfig::ranges([0..1]).step(1, 2).validate(&[3]).unwrap_err();
+        let e = SliceConfig::ranges(std::iter::once(0..1)).step(1, 2).validate(&[3]).unwrap_err();
         assert!(e.to_string().contains("strides [1, 2] has 2 entries"), "{e}");
     }
 }
