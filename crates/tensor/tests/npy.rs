@@ -43,8 +43,7 @@ fn every_dtype() -> Vec<Tensor> {
     vec![
         Tensor::from_vec((0..n).map(|i| i as f32 * 0.37 - 1.0).collect::<Vec<_>>(), &shape).unwrap(),
         Tensor::from_vec((0..n).map(|i| (i as f64).sin() * 1e300).collect::<Vec<_>>(), &shape).unwrap(),
-        Tensor::from_vec((0..n).map(|i| if i == 0 { i32::MIN } else { i as i32 - 6 }).collect::<Vec<_>>(), &shape)
-            .unwrap(),
+        Tensor::from_vec((0..n).map(|i| if i == 0 { i32::MIN } else { i - 6 }).collect::<Vec<_>>(), &shape).unwrap(),
         Tensor::from_vec(
             (0..n).map(|i| if i == 3 { i64::MAX } else { i as i64 * 1_000_000_007 }).collect::<Vec<_>>(),
             &shape,
