@@ -175,7 +175,7 @@ fn next_identity() -> u64 {
 /// let backend = CpuBackend::with_threads(1)?;
 /// let a = TypedTensor::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
 /// let b = TypedTensor::from_vec(vec![1.0f64, 0.0, 0.0, 1.0], &[2, 2])?;
-/// let c = backend.matmul((&a).into(), (&b).into())?;
+/// let c = backend.matmul(&a, &b)?;
 /// assert_eq!(c.as_typed::<f64>()?.data(), &[1.0, 2.0, 3.0, 4.0]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -85,10 +85,10 @@ impl CpuBackend {
     /// use strata_backend::prelude::*;
     /// let backend = CpuBackend::with_threads(1)?;
     /// let x = TypedTensor::from_vec(vec![3.0f32, 4.0], &[2])?;
-    /// let n = backend.with_session(|s| s.norm_squared((&x).into()))??;
+    /// let n = backend.with_session(|s| s.norm_squared(&x))??;
     /// assert_eq!(n.as_typed::<f32>()?.data(), &[25.0]);
     /// // Re-entry from inside a session is a typed error, not a deadlock.
-    /// let nested = backend.with_session(|_| backend.norm_squared((&x).into()))?;
+    /// let nested = backend.with_session(|_| backend.norm_squared(&x))?;
     /// assert_eq!(nested.unwrap_err().kind(), ErrorKind::RuntimeState);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
