@@ -103,9 +103,10 @@ pub trait ElementwiseScalar: Scalar + CastScalar {
     fn log1p(x: Self) -> Self {
         x
     }
-    /// The identity of `max`: -inf, integer MIN, `false`, (-inf, -inf) for complex.
+    /// The initial value of a `max` reduction (lax's): -inf, integer MIN, `false`,
+    /// `-inf + 0i` for complex.
     fn max_identity() -> Self;
-    /// The identity of `min`: +inf, integer MAX, `true`, (+inf, +inf) for complex.
+    /// The initial value of a `min` reduction: +inf, integer MAX, `true`, `+inf + 0i`.
     fn min_identity() -> Self;
 }
 
@@ -466,10 +467,11 @@ macro_rules! impl_complex {
                 <$t>::new(0.5 * (x.re * (2.0 + x.re) + x.im * x.im).ln_1p(), x.im.atan2(1.0 + x.re))
             }
             fn max_identity() -> Self {
-                <$t>::new(<$r>::NEG_INFINITY, <$r>::NEG_INFINITY)
+                // jax.lax.reduce_max's init value for complex: -inf + 0i.
+                <$t>::new(<$r>::NEG_INFINITY, 0.0)
             }
             fn min_identity() -> Self {
-                <$t>::new(<$r>::INFINITY, <$r>::INFINITY)
+                <$t>::new(<$r>::INFINITY, 0.0)
             }
         }
     };
