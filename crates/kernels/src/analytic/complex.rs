@@ -1,5 +1,5 @@
 //! The complex analytic functions: exp, log, log1p, sqrt, rsqrt, sin, cos, tanh, expm1
-//! and pow, each on `(re, im)` pairs of f64. complex128 runs them directly; complex64
+//! and pow (and complex division), each on `(re, im)` pairs of f64. complex128 runs them directly; complex64
 //! widens its parts (exactly), runs the same code and rounds each part once, so it is
 //! accurate to about half a unit of its own precision.
 //!
@@ -126,12 +126,19 @@ pub(crate) fn exp(x: f64, y: f64) -> (f64, f64) {
 }
 
 /// `e^z − 1`: real part `expm1(x)·cos y − 2 sin²(y/2)` (no cancellation near 0), imaginary
-/// part `e^x·sin y`, `+0` when `y == 0` (lax: `expm1(inf + 0i) = inf + 0i`).
+/// part `e^x·sin y`, `+0` when `y == 0` (lax: `expm1(inf + 0i) = inf + 0i`). Past
+/// `x = 709` (where `e^x` overflows alone) both parts are `e^{x/2}·(e^{x/2}·cis y)`, the
+/// `−1` being far below their last bit.
 pub(crate) fn expm1(x: f64, y: f64) -> (f64, f64) {
     let (s, c) = y.sin_cos();
-    let half = (0.5 * y).sin();
-    let re = x.exp_m1() * c - 2.0 * half * half;
-    (re, if y == 0.0 { 0.0 } else { x.exp() * s })
+    let (re, im) = if x > 709.0 {
+        let h = (0.5 * x).exp();
+        (h * c * h, h * s * h)
+    } else {
+        let half = (0.5 * y).sin();
+        (x.exp_m1() * c - 2.0 * half * half, x.exp() * s)
+    };
+    (re, if y == 0.0 { 0.0 } else { im })
 }
 
 /// `ln z` (principal branch): imaginary part `atan2(y, x)`; real part `½·log1p(|z|² − 1)`
@@ -281,26 +288,32 @@ pub(crate) fn rsqrt(x: f64, y: f64) -> (f64, f64) {
     (re, if y.is_sign_negative() { -im } else { im })
 }
 
-/// `(cosh y, sinh y)` as `((E₊ + E₋ + 2)/2, (E₊ − E₋)/2)` with `E± = expm1(±y)`: no
-/// cancellation, and infinite exactly where jax.lax's are (past `|y| ≈ 709.78`).
-fn cosh_sinh(y: f64) -> (f64, f64) {
+/// `(u·cosh y, v·sinh y)` without cancellation or premature overflow: from
+/// `E± = expm1(±y)` as `((E₊ + E₋ + 2)/2, (E₊ − E₋)/2)`, and past `|y| = 709` (where `e^|y|`
+/// overflows alone while the products may not) as `(u·h/2)·h` and `±(v·h/2)·h` with
+/// `h = e^{|y|/2}` (`cosh y` and `|sinh y|` agree to far below their last bit there).
+fn scaled_cosh_sinh(u: f64, v: f64, y: f64) -> (f64, f64) {
+    if y.abs() > 709.0 {
+        let h = (0.5 * y.abs()).exp();
+        return (u * 0.5 * h * h, (v * 0.5 * h * h).copysign(v * y));
+    }
     let (ep, em) = (y.exp_m1(), (-y).exp_m1());
-    ((ep + em + 2.0) * 0.5, (ep - em) * 0.5)
+    (u * ((ep + em + 2.0) * 0.5), v * ((ep - em) * 0.5))
 }
 
 /// `sin z = sin x·cosh y + i·cos x·sinh y`; the real part is `+0` when `x == 0` (lax),
 /// also for an infinite or NaN `y`.
 pub(crate) fn sin(x: f64, y: f64) -> (f64, f64) {
-    let (ch, sh) = cosh_sinh(y);
     let (s, c) = x.sin_cos();
-    (if x == 0.0 { 0.0 } else { s * ch }, c * sh)
+    let (re, im) = scaled_cosh_sinh(s, c, y);
+    (if x == 0.0 { 0.0 } else { re }, im)
 }
 
 /// `cos z = cos x·cosh y − i·sin x·sinh y`; the imaginary part is `+0` when `x == 0`.
 pub(crate) fn cos(x: f64, y: f64) -> (f64, f64) {
-    let (ch, sh) = cosh_sinh(y);
     let (s, c) = x.sin_cos();
-    (c * ch, if x == 0.0 { 0.0 } else { -s * sh })
+    let (re, im) = scaled_cosh_sinh(c, -s, y);
+    (re, if x == 0.0 { 0.0 } else { im })
 }
 
 /// `tanh z = (sinh x·cosh x + i·sin y·cos y) / (sinh² x + cos² y)`: the denominator is a
@@ -326,6 +339,41 @@ pub(crate) fn tanh(x: f64, y: f64) -> (f64, f64) {
     let sh = x.sinh();
     let den = sh * sh + c * c;
     (sh * x.cosh() / den, s * c / den)
+}
+
+/// `a / b` for complex `a = ar + ai·i`, `b = br + bi·i`, by XLA's algorithm: Smith's
+/// (scaled by the larger part of the divisor, so `|b|²` is never formed); then, only when
+/// both parts came out NaN, C99 Annex G's recovery of zeros and infinities, as XLA applies
+/// it: `x / 0` divides each part by a zero of the divisor's real sign, an infinite
+/// numerator over a finite divisor gives infinities, a finite numerator over an infinite
+/// divisor gives zeros. (complex64 runs it on f64 parts, so no intermediate overflows.)
+pub(crate) fn div(ar: f64, ai: f64, br: f64, bi: f64) -> (f64, f64) {
+    let (re, im) = if br.abs() < bi.abs() {
+        let r = br / bi;
+        let den = bi + r * br;
+        ((ar * r + ai) / den, (ai * r - ar) / den)
+    } else {
+        let r = bi / br;
+        let den = br + r * bi;
+        ((ar + ai * r) / den, (ai - ar * r) / den)
+    };
+    if !(re.is_nan() && im.is_nan()) {
+        return (re, im);
+    }
+    let inf = f64::INFINITY;
+    let unit = |v: f64| (if v.is_infinite() { 1.0f64 } else { 0.0 }).copysign(v);
+    if br == 0.0 && bi == 0.0 && !(ar.is_nan() && ai.is_nan()) {
+        let q = inf.copysign(br);
+        (q * ar, q * ai)
+    } else if (ar.is_infinite() || ai.is_infinite()) && br.is_finite() && bi.is_finite() {
+        let (a1, a2) = (unit(ar), unit(ai));
+        ((a1 * br + a2 * bi) * inf, (a2 * br - a1 * bi) * inf)
+    } else if (br.is_infinite() || bi.is_infinite()) && ar.is_finite() && ai.is_finite() {
+        let (b1, b2) = (unit(br), unit(bi));
+        ((ar * b1 + ai * b2) * 0.0, (ai * b1 - ar * b2) * 0.0)
+    } else {
+        (re, im)
+    }
 }
 
 /// `a^b` for complex `a = ar + ai·i`, `b = br + bi·i`, as jax.lax computes it: with

@@ -11,7 +11,7 @@ use strata_tensor::config::UnaryOp;
 use strata_tensor::{Scalar, c32, c64};
 
 use crate::analytic::{
-    self,
+    self, CoreFloat,
     complex::{self, WideComplex},
     exponential::{Exp, Expm1, Tanh},
     logarithm::{Log, Log1p},
@@ -232,7 +232,9 @@ macro_rules! impl_float {
             }
             #[inline(always)]
             fn rsqrt(x: Self) -> Self {
-                1.0 / x.sqrt()
+                // f32 divides in f64 and rounds once (correctly rounded but for rare double
+                // roundings); f64 is within one ulp.
+                <$t as CoreFloat>::narrow(1.0 / <$t as CoreFloat>::widen(x).sqrt())
             }
             #[inline(always)]
             fn expm1(x: Self) -> Self {
@@ -276,30 +278,9 @@ macro_rules! impl_int {
             fn rem(a: Self, b: Self) -> Self {
                 if b == 0 { a } else { a.wrapping_rem(b) }
             }
-            fn pow(a: Self, b: Self) -> Self {
-                if b < 0 {
-                    // XLA: only ±1 survive a negative exponent.
-                    return match a {
-                        1 => 1,
-                        -1 => {
-                            if b & 1 == 0 {
-                                1
-                            } else {
-                                -1
-                            }
-                        }
-                        _ => 0,
-                    };
-                }
-                let (mut base, mut e, mut acc) = (a, b, 1 as $t);
-                while e > 0 {
-                    if e & 1 == 1 {
-                        acc = acc.wrapping_mul(base);
-                    }
-                    base = base.wrapping_mul(base);
-                    e >>= 1;
-                }
-                acc
+            fn pow(a: Self, _b: Self) -> Self {
+                // lax.pow rejects integers (`BinaryOp::Pow` is Unsupported there).
+                a
             }
             #[inline(always)]
             fn max(a: Self, b: Self) -> Self {
@@ -365,42 +346,16 @@ macro_rules! impl_complex {
             }
             #[inline(always)]
             fn mul(a: Self, b: Self) -> Self {
-                a * b
+                // The textbook product on f64 parts: for complex64 the four products are
+                // exact and nothing overflows before the final rounding.
+                let ((ar, ai), (br, bi)) = (a.parts(), b.parts());
+                <$t as WideComplex>::from_parts(ar * br - ai * bi, ar * bi + ai * br)
             }
             #[inline(always)]
             fn div(a: Self, b: Self) -> Self {
-                // XLA's complex division, operation for operation (so the same bits in
-                // each precision): Smith's algorithm, scaled by the larger part of the
-                // divisor so that |b|² is never formed; then, only when both parts came
-                // out NaN, C99 Annex G's recovery of zeros and infinities.
-                let (ar, ai, br, bi) = (a.re, a.im, b.re, b.im);
-                let (re, im) = if br.abs() < bi.abs() {
-                    let r = br / bi;
-                    let den = bi + r * br;
-                    ((ar * r + ai) / den, (ai * r - ar) / den)
-                } else {
-                    let r = bi / br;
-                    let den = br + r * bi;
-                    ((ar + ai * r) / den, (ai - ar * r) / den)
-                };
-                if !(re.is_nan() && im.is_nan()) {
-                    return <$t>::new(re, im);
-                }
-                let inf = <$r>::INFINITY;
-                let unit = |v: $r| (if v.is_infinite() { 1.0 as $r } else { 0.0 }).copysign(v);
-                if br == 0.0 && bi == 0.0 && !(ar.is_nan() && ai.is_nan()) {
-                    // x / 0: each part divided by a zero of the divisor's real sign.
-                    let q = inf.copysign(br);
-                    <$t>::new(q * ar, q * ai)
-                } else if (ar.is_infinite() || ai.is_infinite()) && br.is_finite() && bi.is_finite() {
-                    let (a1, a2) = (unit(ar), unit(ai));
-                    <$t>::new((a1 * br + a2 * bi) * inf, (a2 * br - a1 * bi) * inf)
-                } else if (br.is_infinite() || bi.is_infinite()) && ar.is_finite() && ai.is_finite() {
-                    let (b1, b2) = (unit(br), unit(bi));
-                    <$t>::new((ar * b1 + ai * b2) * 0.0, (ai * b1 - ar * b2) * 0.0)
-                } else {
-                    <$t>::new(re, im)
-                }
+                let ((ar, ai), (br, bi)) = (a.parts(), b.parts());
+                let (re, im) = complex::div(ar, ai, br, bi);
+                <$t as WideComplex>::from_parts(re, im)
             }
             fn rem(a: Self, _b: Self) -> Self {
                 a

@@ -28,8 +28,8 @@ pub enum BinaryOp {
     /// Remainder with the sign of the dividend (C `fmod` for floats); integers:
     /// `x % 0 = x`, `MIN % -1 = 0`. Not defined on complex.
     Rem,
-    /// `a ** b`. Integers: exponentiation by squaring with wrap; a negative exponent
-    /// gives 0, except base 1 (→ 1) and base -1 (→ ±1 by parity), as XLA does.
+    /// `a ** b` on floats and complex (`lax.pow` rejects integer bases: for integers the
+    /// op is `Unsupported`).
     Pow,
     /// Maximum: NaN from either side propagates, `-0 < +0`; complex compares by real
     /// part, then imaginary part; bool is logical or.
@@ -65,11 +65,13 @@ impl BinaryOp {
         }
     }
 
-    /// True when the op is defined on `dtype`: arithmetic on every numeric dtype (not
-    /// bool), `rem` on reals only, `max`/`min` on every dtype.
+    /// True when the op is defined on `dtype` (jax.lax's dtype rules): arithmetic on every
+    /// numeric dtype (not bool), `pow` on floats and complex, `rem` on reals only,
+    /// `max`/`min` on every dtype.
     pub const fn supports(self, dtype: DType) -> bool {
         match self {
-            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow => !dtype.is_bool(),
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div => !dtype.is_bool(),
+            BinaryOp::Pow => dtype.is_inexact(),
             BinaryOp::Rem => dtype.is_float() || dtype.is_integer(),
             BinaryOp::Max | BinaryOp::Min => true,
         }
@@ -284,6 +286,7 @@ mod tests {
         for d in DType::ALL {
             assert_eq!(BinaryOp::Add.supports(d), d != DType::Bool);
             assert_eq!(BinaryOp::Rem.supports(d), !d.is_complex() && !d.is_bool());
+            assert_eq!(BinaryOp::Pow.supports(d), d.is_inexact());
             assert!(BinaryOp::Min.supports(d));
             assert_eq!(UnaryOp::Sin.supports(d), d.is_inexact());
             assert_eq!(UnaryOp::Abs.supports(d), !d.is_bool());
@@ -301,6 +304,9 @@ mod tests {
         assert_eq!(e.kind(), ErrorKind::ShapeMismatch);
         let e = BinaryOp::Rem.validate(DType::C32, &[2], DType::C32, &[2]).unwrap_err();
         assert_eq!((e.kind(), e.op()), (ErrorKind::Unsupported, "rem"));
+        // jax.lax.pow: "pow does not accept dtype int32".
+        let e = BinaryOp::Pow.validate(DType::I32, &[2], DType::I32, &[2]).unwrap_err();
+        assert_eq!((e.kind(), e.op()), (ErrorKind::Unsupported, "pow"));
         let e = UnaryOp::Log.validate(DType::I32).unwrap_err();
         assert_eq!((e.kind(), e.op()), (ErrorKind::Unsupported, "log"));
         // lax.conj rejects integer and bool operands (a type error in jax).
