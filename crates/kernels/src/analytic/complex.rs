@@ -1,5 +1,5 @@
 //! The complex analytic functions: exp, log, log1p, sqrt, rsqrt, sin, cos, tanh, expm1
-//! and pow (and complex division), each on `(re, im)` pairs of f64. complex128 runs them directly; complex64
+//! and pow, each on `(re, im)` pairs of f64. complex128 runs them directly; complex64
 //! widens its parts (exactly), runs the same code and rounds each part once, so it is
 //! accurate to about half a unit of its own precision.
 //!
@@ -217,7 +217,7 @@ fn sqrt_parts(x: f64, y: f64) -> (f64, f64) {
         ay *= 0.25;
         2.0
     } else if m < SMALL {
-        const UP: f64 = 1.329_227_995_784_915_9e36; // 2^120
+        const UP: f64 = (1u128 << 120) as f64;
         ax *= UP * UP;
         ay *= UP * UP;
         1.0 / UP
@@ -339,41 +339,6 @@ pub(crate) fn tanh(x: f64, y: f64) -> (f64, f64) {
     let sh = x.sinh();
     let den = sh * sh + c * c;
     (sh * x.cosh() / den, s * c / den)
-}
-
-/// `a / b` for complex `a = ar + ai·i`, `b = br + bi·i`, by XLA's algorithm: Smith's
-/// (scaled by the larger part of the divisor, so `|b|²` is never formed); then, only when
-/// both parts came out NaN, C99 Annex G's recovery of zeros and infinities, as XLA applies
-/// it: `x / 0` divides each part by a zero of the divisor's real sign, an infinite
-/// numerator over a finite divisor gives infinities, a finite numerator over an infinite
-/// divisor gives zeros. (complex64 runs it on f64 parts, so no intermediate overflows.)
-pub(crate) fn div(ar: f64, ai: f64, br: f64, bi: f64) -> (f64, f64) {
-    let (re, im) = if br.abs() < bi.abs() {
-        let r = br / bi;
-        let den = bi + r * br;
-        ((ar * r + ai) / den, (ai * r - ar) / den)
-    } else {
-        let r = bi / br;
-        let den = br + r * bi;
-        ((ar + ai * r) / den, (ai - ar * r) / den)
-    };
-    if !(re.is_nan() && im.is_nan()) {
-        return (re, im);
-    }
-    let inf = f64::INFINITY;
-    let unit = |v: f64| (if v.is_infinite() { 1.0f64 } else { 0.0 }).copysign(v);
-    if br == 0.0 && bi == 0.0 && !(ar.is_nan() && ai.is_nan()) {
-        let q = inf.copysign(br);
-        (q * ar, q * ai)
-    } else if (ar.is_infinite() || ai.is_infinite()) && br.is_finite() && bi.is_finite() {
-        let (a1, a2) = (unit(ar), unit(ai));
-        ((a1 * br + a2 * bi) * inf, (a2 * br - a1 * bi) * inf)
-    } else if (br.is_infinite() || bi.is_infinite()) && ar.is_finite() && ai.is_finite() {
-        let (b1, b2) = (unit(br), unit(bi));
-        ((ar * b1 + ai * b2) * 0.0, (ai * b1 - ar * b2) * 0.0)
-    } else {
-        (re, im)
-    }
 }
 
 /// `a^b` for complex `a = ar + ai·i`, `b = br + bi·i`, as jax.lax computes it: with

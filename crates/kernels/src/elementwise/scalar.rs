@@ -346,16 +346,44 @@ macro_rules! impl_complex {
             }
             #[inline(always)]
             fn mul(a: Self, b: Self) -> Self {
-                // The textbook product on f64 parts: for complex64 the four products are
-                // exact and nothing overflows before the final rounding.
-                let ((ar, ai), (br, bi)) = (a.parts(), b.parts());
-                <$t as WideComplex>::from_parts(ar * br - ai * bi, ar * bi + ai * br)
+                // The textbook product, in the dtype's own precision (vectorises; a complex64
+                // product computed on f64 parts measured 3x slower in cache).
+                a * b
             }
             #[inline(always)]
             fn div(a: Self, b: Self) -> Self {
-                let ((ar, ai), (br, bi)) = (a.parts(), b.parts());
-                let (re, im) = complex::div(ar, ai, br, bi);
-                <$t as WideComplex>::from_parts(re, im)
+                // XLA's complex division in the dtype's own precision: Smith's algorithm
+                // (scaled by the larger part of the divisor, so |b|² is never formed); then,
+                // only when both parts came out NaN, C99 Annex G's recovery of zeros and
+                // infinities as XLA applies it.
+                let (ar, ai, br, bi) = (a.re, a.im, b.re, b.im);
+                let (re, im) = if br.abs() < bi.abs() {
+                    let r = br / bi;
+                    let den = bi + r * br;
+                    ((ar * r + ai) / den, (ai * r - ar) / den)
+                } else {
+                    let r = bi / br;
+                    let den = br + r * bi;
+                    ((ar + ai * r) / den, (ai - ar * r) / den)
+                };
+                if !(re.is_nan() && im.is_nan()) {
+                    return <$t>::new(re, im);
+                }
+                let inf = <$r>::INFINITY;
+                let unit = |v: $r| (if v.is_infinite() { 1.0 as $r } else { 0.0 }).copysign(v);
+                if br == 0.0 && bi == 0.0 && !(ar.is_nan() && ai.is_nan()) {
+                    // x / 0: each part divided by a zero of the divisor's real sign.
+                    let q = inf.copysign(br);
+                    <$t>::new(q * ar, q * ai)
+                } else if (ar.is_infinite() || ai.is_infinite()) && br.is_finite() && bi.is_finite() {
+                    let (a1, a2) = (unit(ar), unit(ai));
+                    <$t>::new((a1 * br + a2 * bi) * inf, (a2 * br - a1 * bi) * inf)
+                } else if (br.is_infinite() || bi.is_infinite()) && ar.is_finite() && ai.is_finite() {
+                    let (b1, b2) = (unit(br), unit(bi));
+                    <$t>::new((ar * b1 + ai * b2) * 0.0, (ai * b1 - ar * b2) * 0.0)
+                } else {
+                    <$t>::new(re, im)
+                }
             }
             fn rem(a: Self, _b: Self) -> Self {
                 a
