@@ -84,7 +84,8 @@ pub trait ElementwiseOps {
     fn neg(&self, x: TensorRead<'_>) -> Result<Tensor> {
         self.unary(UnaryOp::Neg, x)
     }
-    /// Complex conjugate (identity on reals).
+    /// Complex conjugate; a real float gives its complex counterpart with imaginary part
+    /// `+0` (as `lax.conj`); integers and bool are `Unsupported`.
     fn conj(&self, x: TensorRead<'_>) -> Result<Tensor> {
         self.unary(UnaryOp::Conj, x)
     }
@@ -137,7 +138,7 @@ pub trait AnalyticOps: ElementwiseOps {
     fn log1p(&self, x: TensorRead<'_>) -> Result<Tensor> {
         self.unary(UnaryOp::Log1p, x)
     }
-    /// `a ** b` elementwise.
+    /// `a ** b` elementwise, on floats and complex (`lax.pow` rejects integers).
     fn pow(&self, a: TensorRead<'_>, b: TensorRead<'_>) -> Result<Tensor> {
         self.binary(BinaryOp::Pow, a, b)
     }

@@ -70,33 +70,23 @@ fn two_product(a: f64, b: f64) -> (f64, f64) {
     (p, a.mul_add(b, -p))
 }
 
-/// The exact sum of finite `terms` as `hi + lo`: `hi` is the sum correctly rounded (to
-/// within the last bit), `lo` the rounded remainder. Shewchuk's non-overlapping partials,
-/// as Python's `math.fsum` keeps them.
-fn exact_sum<const N: usize>(terms: [f64; N]) -> (f64, f64) {
-    let mut partials = [0.0f64; N];
-    let mut len = 0;
-    for mut x in terms {
-        let mut kept = 0;
-        for j in 0..len {
-            let (hi, lo) = two_sum(x, partials[j]);
-            if lo != 0.0 {
-                partials[kept] = lo;
-                kept += 1;
-            }
-            x = hi;
+/// The sum of finite `terms` as `hi + lo`, accurate as if computed in four-fold precision
+/// and then rounded (`hi` within an ulp of the exact sum, `lo` the rounded remainder):
+/// Ogita, Rump and Oishi's SumK with K = 4 — three error-free sweeps of two-sums, which move
+/// the sum into the last element and shrink the errors in the others, then a plain sum of
+/// those. Branch-free (a partials list with data-dependent branches measured 46 % of
+/// complex log1p's time). Its error, about `(5ε)⁴ · Σ|terms|`, is far below the smallest
+/// non-zero `|z|² − 1` of double inputs near the unit circle (~2^-106).
+fn exact_sum<const N: usize>(mut p: [f64; N]) -> (f64, f64) {
+    for _ in 0..3 {
+        for i in 1..N {
+            let (s, e) = two_sum(p[i], p[i - 1]);
+            p[i] = s;
+            p[i - 1] = e;
         }
-        partials[kept] = x;
-        len = kept + 1;
     }
-    // The partials increase in magnitude and do not overlap: add them from the largest.
-    let (mut hi, mut lo) = (0.0, 0.0);
-    for &p in partials[..len].iter().rev() {
-        let (s, e) = two_sum(hi, p);
-        hi = s;
-        lo += e;
-    }
-    two_sum(hi, lo)
+    let lo: f64 = p[..N - 1].iter().sum();
+    two_sum(p[N - 1], lo)
 }
 
 /// `ln √(a² + b²)` for finite `a`, `b` not both zero, without overflow or underflow:

@@ -43,8 +43,8 @@ named_unary! {
     log1p, log1p_into, Log1p;
 }
 
-/// `a ** b` elementwise (lax.pow): floats and complex, and integers by squaring with
-/// wrap (a negative integer exponent gives 0 except for bases ±1, as XLA does).
+/// `a ** b` elementwise (lax.pow), on floats and complex; integers are `Unsupported`, as
+/// `lax.pow` rejects them.
 pub fn pow(ctx: &KernelContext<'_>, a: TensorRead<'_>, b: TensorRead<'_>) -> Result<Tensor> {
     binary(ctx, BinaryOp::Pow, a, b)
 }

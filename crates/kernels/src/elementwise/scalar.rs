@@ -48,7 +48,8 @@ pub trait ElementwiseScalar: Scalar + CastScalar {
     fn less_eq(a: Self, b: Self) -> bool;
     /// `-x` (wrapping).
     fn neg(x: Self) -> Self;
-    /// Complex conjugate (identity on reals).
+    /// Complex conjugate (identity on reals; `conj` of a real tensor is a cast to complex,
+    /// decided by the kernel).
     fn conj(x: Self) -> Self;
     /// `|x|` (wrapping for integers, modulus for complex).
     fn abs(x: Self) -> Self::RealPart;
