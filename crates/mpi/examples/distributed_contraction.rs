@@ -11,9 +11,8 @@
 //! SUMMA on the ranks' backends; rank 0 gathers the result and compares it with the
 //! single-node `dot_general` of the same tensors.
 
-use strata_backend::ContractionOps;
 use strata_mpi::{Distribution, MpiContext, ProcessGrid, SummaOptions, SummaPlan};
-use strata_tensor::config::DotGeneralConfig;
+use strata_tensor::config::{DotGeneral, DotGeneralConfig};
 use strata_tensor::{Tensor, TypedTensor, c64};
 
 fn entry(seed: u64, ix: &[usize]) -> c64 {
@@ -51,8 +50,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let backend = ctx.backend();
         let whole = |shape: &[usize], seed| TypedTensor::from_fn(shape, |ix| entry(seed, ix)).map(Tensor::C64);
         let (a, b, g) = (whole(&a_shape, 1)?, whole(&b_shape, 2)?, whole(&g_shape, 3)?);
-        let theta = backend.dot_general((&a).into(), (&b).into(), &bond, false, false)?;
-        let want = backend.dot_general((&theta).into(), (&g).into(), &gate, false, false)?;
+        let theta = backend.dot_general(&a, &b, &DotGeneral::from(&bond))?;
+        let want = backend.dot_general(&theta, &g, &DotGeneral::from(&gate))?;
         let (got, want) = (got.as_typed::<c64>()?.data(), want.as_typed::<c64>()?.data());
         let scale = want.iter().map(|z| z.norm()).fold(0.0, f64::max);
         let err = got.iter().zip(want).map(|(x, y)| (x - y).norm()).fold(0.0, f64::max) / scale;

@@ -117,7 +117,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             // (a blocking MPI wait would spin on a CPU the baseline needs).
             if let (Some(wa), Some(wb)) = (&wa, &wb) {
                 let t0 = Instant::now();
-                let c = baseline.dot_general(wa.into(), wb.into(), config, false, false)?;
+                let c = ContractionOps::dot_general(&baseline, wa.into(), wb.into(), config, false, false)?;
                 single.push(t0.elapsed().as_secs_f64());
                 drop(c);
                 for other in 1..p {

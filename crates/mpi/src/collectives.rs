@@ -8,7 +8,7 @@ use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
 use mpi::datatype::Equivalence;
 use mpi::point_to_point as p2p;
 use mpi::topology::Communicator;
-use strata_backend::{CpuBackend, ElementwiseOps};
+use strata_backend::CpuBackend;
 use strata_tensor::config::BinaryOp;
 use strata_tensor::{DType, Error, ErrorKind, Result, Scalar, Tensor, TensorRead, TypedTensor, dispatch_dtype};
 
@@ -296,7 +296,7 @@ fn ring_all_reduce<T: MpiScalar, C: Communicator>(
         p2p::send_receive_into(&T::as_wire(&data[send])[..], &next, &mut incoming[..len], &prev);
         let mine = TypedTensor::from_vec(data[recv.clone()].to_vec(), &[len])?;
         let theirs = TypedTensor::from_vec(incoming[..len].iter().map(|&w| T::unwire(w)).collect(), &[len])?;
-        let combined = backend.binary(op, (&mine).into(), (&theirs).into())?;
+        let combined = backend.binary(op, &mine, &theirs)?;
         data[recv].copy_from_slice(combined.as_typed::<T>()?.data());
     }
     for s in 0..p - 1 {

@@ -39,6 +39,7 @@
 //! # Ok::<(), strata_tensor::Error>(())
 //! ```
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod dist_tensor;
 mod distribution;

@@ -9,7 +9,7 @@ use std::time::Instant;
 use mpi::collective::Root;
 use mpi::request::{LocalScope, Request};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use strata_backend::{ContractionOps, CpuBackend, StructuralOps};
+use strata_backend::CpuBackend;
 use strata_tensor::config::DotGeneralConfig;
 use strata_tensor::{Error, ErrorKind, Result, Tensor, TensorWrite, TypedTensor, c64, dispatch_dtype};
 
@@ -225,7 +225,8 @@ fn summa_typed<T: MpiScalar>(
     let step_product = |c: &mut TypedTensor<T>, lhs: Tensor, rhs: Tensor, first: bool, report: &mut SummaReport| {
         let t0 = Instant::now();
         let beta = if first { c64::new(0.0, 0.0) } else { c64::new(1.0, 0.0) };
-        let r = backend.dot_general_into(
+        let r = strata_backend::ContractionOps::dot_general_into(
+            backend,
             (&lhs).into(),
             (&rhs).into(),
             config,
@@ -253,7 +254,7 @@ fn summa_typed<T: MpiScalar>(
         let (lhs_shape, rhs_shape) = plan.panel_shapes(rank, t)?;
         let cut = |x: &Tensor, axis: usize, from: usize| -> Result<Vec<T::Wire>> {
             let view = x.view().slice_axis(axis, from, from + step.width, 1)?;
-            Ok(T::into_wire(backend.to_contiguous(view.into())?.into_typed::<T>()?.into_vec()))
+            Ok(T::into_wire(backend.to_contiguous(view)?.into_typed::<T>()?.into_vec()))
         };
         let lhs = if step.owner_col == me_col {
             cut(a, lhs_axis, step.lhs_local)?

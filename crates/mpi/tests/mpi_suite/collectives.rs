@@ -1,7 +1,7 @@
 //! All-reduce, broadcast and all-gather of every dtype against references computed on
 //! each rank from every rank's (deterministic) input.
 
-use strata_backend::{CpuBackend, ElementwiseOps};
+use strata_backend::CpuBackend;
 use strata_mpi::{MpiContext, ReduceKind};
 use strata_tensor::config::BinaryOp;
 use strata_tensor::{Scalar, Tensor, TypedTensor};
@@ -34,7 +34,7 @@ fn reference<T: TestScalar>(backend: &CpuBackend, size: usize, kind: ReduceKind)
     let mut acc = full::<T>(100, &SHAPE);
     for r in 1..size {
         let x = full::<T>(100 + r as u64, &SHAPE);
-        acc = backend.binary(op, (&acc).into(), (&x).into()).map_err(|e| e.to_string())?;
+        acc = backend.binary(op, &acc, &x).map_err(|e| e.to_string())?;
     }
     Ok(acc)
 }

@@ -54,9 +54,11 @@ fn single_node<T: TestScalar>(
     conj: (bool, bool),
 ) -> Result<(Tensor, Tensor), String> {
     let backend = ctx.backend();
-    let want = backend.dot_general(a.into(), b.into(), config, conj.0, conj.1).map_err(|e| e.to_string())?;
+    let want =
+        ContractionOps::dot_general(backend, a.into(), b.into(), config, conj.0, conj.1).map_err(|e| e.to_string())?;
     let (ma, mb) = (magnitudes::<T>(a), magnitudes::<T>(b));
-    let mag = backend.dot_general((&ma).into(), (&mb).into(), config, false, false).map_err(|e| e.to_string())?;
+    let mag = ContractionOps::dot_general(backend, (&ma).into(), (&mb).into(), config, false, false)
+        .map_err(|e| e.to_string())?;
     let k: usize = config.lhs_contracting.iter().map(|&d| a.shape()[d]).product();
     let scale = 4.0 * k.max(1) as f64 * T::eps();
     let bound: Vec<f64> = mag.as_typed::<f64>().map_err(|e| e.to_string())?.data().iter().map(|m| m * scale).collect();
@@ -81,8 +83,14 @@ fn check_one<T: TestScalar>(
         // As on one node: dot_general is defined for floats and complex only.
         let e = result.err().ok_or("an integer or bool dot_general succeeded")?;
         check!(e.kind() == strata_tensor::ErrorKind::Unsupported, "{e}");
-        let single =
-            ctx.backend().dot_general((&a.local().clone()).into(), (&b.local().clone()).into(), config, false, false);
+        let single = ContractionOps::dot_general(
+            ctx.backend(),
+            (&a.local().clone()).into(),
+            (&b.local().clone()).into(),
+            config,
+            false,
+            false,
+        );
         check!(single.is_err(), "the single-node dot_general accepts {:?}", T::DTYPE);
         return Ok(());
     }
