@@ -40,6 +40,13 @@ pub trait ElementwiseScalar: Scalar + CastScalar {
     fn max(a: Self, b: Self) -> Self;
     /// NaN-propagating minimum, `-0 < +0`, lexicographic for complex, and for bool.
     fn min(a: Self, b: Self) -> Self;
+    /// `clamp(lo, x, hi)` as XLA computes it: `min(max(x, lo), hi)` with the rules of
+    /// [`max`](Self::max) and [`min`](Self::min); complex overrides it (XLA compares
+    /// complex bounds by real part only).
+    #[inline(always)]
+    fn clamp(lo: Self, x: Self, hi: Self) -> Self {
+        Self::min(Self::max(x, lo), hi)
+    }
     /// `a == b`.
     fn equal(a: Self, b: Self) -> bool;
     /// `a < b` (IEEE for floats, `false < true`).
@@ -404,6 +411,14 @@ macro_rules! impl_complex {
             fn min(a: Self, b: Self) -> Self {
                 // As `max`: `a` only when strictly smaller, so a NaN part selects `b`.
                 if a.re < b.re || (a.re == b.re && a.im < b.im) { a } else { b }
+            }
+            #[inline(always)]
+            fn clamp(lo: Self, x: Self, hi: Self) -> Self {
+                // XLA's complex clamp compares real parts only, keeping the bound on a
+                // tie: `m = lo.re >= x.re ? lo : x`, then `m.re <= hi.re ? m : hi`
+                // (jax.lax.clamp(5i, 3i, 4i) = 5i; a NaN real part never wins a compare).
+                let m = if lo.re >= x.re { lo } else { x };
+                if m.re <= hi.re { m } else { hi }
             }
             #[inline(always)]
             fn equal(a: Self, b: Self) -> bool {
