@@ -8,7 +8,7 @@ use common::reference::close_c64;
 use common::{LAYOUTS, Operand, SHAPES, TestValue, ctx, indices, wide_data};
 use strata_kernels::reduction::{self, REDUCE_BLOCK};
 use strata_tensor::config::ReduceOp;
-use strata_tensor::{DType, ErrorKind, Tensor, TypedTensor, c64};
+use strata_tensor::{DType, ErrorKind, Tensor, TypedTensor, c32, c64};
 
 /// Every subset of `0..rank`, in a few orders.
 fn axis_sets(rank: usize) -> Vec<Vec<usize>> {
@@ -61,9 +61,13 @@ fn naive<T: TestValue>(op: ReduceOp, x: &Operand<T>, axes: &[usize]) -> Vec<c64>
                     } else if T::DTYPE.is_bool() {
                         c64::new(if max { 0.0 } else { 1.0 }, 0.0)
                     } else {
-                        let inf = if max { f64::NEG_INFINITY } else { f64::INFINITY };
-                        c64::new(inf, if T::DTYPE.is_complex() { inf } else { 0.0 })
+                        // lax's initial values: -inf (+inf) and -inf + 0i (+inf + 0i).
+                        c64::new(if max { f64::NEG_INFINITY } else { f64::INFINITY }, 0.0)
                     };
+                    if let [only] = vals[..] {
+                        // XLA gives a single reduced element as it is.
+                        return only;
+                    }
                     vals.iter().fold(init, |a, &b| if lex(b, a) == max && b != a { b } else { a })
                 }
             }
@@ -120,6 +124,38 @@ fn empty_reductions_give_identities() {
     let b = Tensor::from_vec(Vec::<bool>::new(), &[2, 0]).unwrap();
     assert_eq!(r(ReduceOp::Max, &b)[0].re, 0.0);
     assert_eq!(r(ReduceOp::Min, &b)[0].re, 1.0);
+    // jax.lax.reduce_max / reduce_min of no complex elements: -inf+0j / inf+0j.
+    for z in
+        [Tensor::from_vec(Vec::<c64>::new(), &[2, 0]).unwrap(), Tensor::from_vec(Vec::<c32>::new(), &[2, 0]).unwrap()]
+    {
+        assert_eq!(r(ReduceOp::Max, &z), vec![c64::new(f64::NEG_INFINITY, 0.0); 2]);
+        assert_eq!(r(ReduceOp::Min, &z), vec![c64::new(f64::INFINITY, 0.0); 2]);
+    }
+}
+
+#[test]
+fn the_initial_value_joins_every_reduction_of_two_or_more_elements() {
+    // lax.reduce_max([-inf-1j, -inf-0.5j]) = -inf+0j: the initial value -inf+0j is the
+    // lexicographic maximum. Over one element XLA returns the element itself.
+    let r = |op, v: Vec<c64>| {
+        let n = v.len();
+        let t = Tensor::from_vec(v, &[n]).unwrap();
+        wide_data(&reduction::reduce(&ctx(1), op, (&t).into(), &[0]).unwrap())[0]
+    };
+    let ninf = f64::NEG_INFINITY;
+    assert_eq!(r(ReduceOp::Max, vec![c64::new(ninf, -1.0), c64::new(ninf, -0.5)]), c64::new(ninf, 0.0));
+    assert_eq!(r(ReduceOp::Max, vec![c64::new(ninf, -0.5)]), c64::new(ninf, -0.5));
+    assert_eq!(r(ReduceOp::Min, vec![c64::new(-ninf, 1.0), c64::new(-ninf, 0.5)]), c64::new(-ninf, 0.0));
+    assert_eq!(r(ReduceOp::Min, vec![c64::new(-ninf, 0.5)]), c64::new(-ninf, 0.5));
+    // The sum of [-0.0] is -0.0 (the element); of [-0.0, -0.0] it is 0 + -0 + -0 = +0.
+    let sum = |v: Vec<f64>, shape: &[usize], axes: &[usize]| {
+        let t = Tensor::from_vec(v, shape).unwrap();
+        reduction::reduce(&ctx(1), ReduceOp::Sum, (&t).into(), axes).unwrap().as_typed::<f64>().unwrap().data().to_vec()
+    };
+    assert!(sum(vec![-0.0], &[1], &[0])[0].is_sign_negative());
+    assert!(sum(vec![-0.0; 3], &[3, 1], &[1]).iter().all(|v| v.is_sign_negative()));
+    assert!(sum(vec![-0.0], &[1, 1], &[0, 1])[0].is_sign_negative());
+    assert!(sum(vec![-0.0; 2], &[2], &[0])[0].is_sign_positive());
 }
 
 #[test]

@@ -218,9 +218,17 @@ fn broadcast_in_dim_matches_naive_and_rejects_bad_dims() {
     for idx in indices(&[2, 3, 4]) {
         assert_eq!(b.as_typed::<f32>().unwrap().get(&idx), Some(&(idx[1] as f32 + 0.5)));
     }
+    // lax accepts broadcast_dimensions in any order: [3, 1] -> [4, 2, 3] with dims [2, 0]
+    // puts operand axis 0 on output axis 2 (and broadcasts axis 1 onto output axis 0).
+    let p = structural::broadcast_in_dim(&ctx(1), (&x).into(), &[4, 2, 3], &[2, 0]).unwrap();
+    for idx in indices(&[4, 2, 3]) {
+        assert_eq!(p.as_typed::<f32>().unwrap().get(&idx), Some(&(idx[2] as f32 + 0.5)));
+    }
     for (shape, dims, kind) in [
         (&[2usize, 3, 4][..], &[0usize, 1][..], ErrorKind::ShapeMismatch),
-        (&[3, 4], &[1, 0], ErrorKind::InvalidArgument),
+        // Operand axis 0 (extent 3) onto output axis 1 (extent 4): a shape error in lax.
+        (&[3, 4], &[1, 0], ErrorKind::ShapeMismatch),
+        (&[3, 4], &[0, 0], ErrorKind::InvalidArgument),
         (&[3, 4], &[0], ErrorKind::InvalidArgument),
         (&[3, 4], &[0, 2], ErrorKind::InvalidArgument),
     ] {

@@ -76,6 +76,16 @@ impl DType {
         }
     }
 
+    /// The complex type of a real float dtype (`F32 → C32`, `F64 → C64`); other dtypes map
+    /// to themselves.
+    pub const fn complex_counterpart(self) -> DType {
+        match self {
+            DType::F32 => DType::C32,
+            DType::F64 => DType::C64,
+            other => other,
+        }
+    }
+
     /// Lower-case name as jax/numpy spell it (`float32`, `complex64`, ...).
     pub const fn name(self) -> &'static str {
         match self {

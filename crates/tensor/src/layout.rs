@@ -279,6 +279,7 @@ impl Layout {
 
     /// `broadcast_in_dim`: axis `k` of `self` becomes axis `dims[k]` of a layout of
     /// `out_shape`; each operand extent must equal its target extent or be 1 (stride 0).
+    /// `dims` must be distinct and in range, in any order.
     pub fn broadcast_in_dim(&self, out_shape: &[usize], dims: &[usize]) -> Result<Layout> {
         const OP: &str = "broadcast_in_dim";
         if dims.len() != self.rank() {
@@ -291,10 +292,9 @@ impl Layout {
                 ),
             ));
         }
+        // Any order is valid (jax.lax accepts `[4, 1] -> [5, 4, 6]` with dims `[1, 0]`): the
+        // broadcast then also permutes the operand's axes.
         crate::shape::check_unique_axes(OP, "broadcast dimension", dims, out_shape.len())?;
-        if dims.windows(2).any(|w| w[0] > w[1]) {
-            return Err(Error::invalid_argument(OP, format!("broadcast_dimensions {dims:?} must be increasing")));
-        }
         checked_len(OP, out_shape)?;
         let mut strides = AxisList::filled(out_shape.len(), 0isize);
         for (k, &target) in dims.iter().enumerate() {

@@ -244,13 +244,14 @@ pub trait ElementwiseOps {
     fn neg(&self, x: TensorRead<'_>) -> Result<Tensor> {
         self.unary(UnaryOp::Neg, x)
     }
-    /// Complex conjugate (identity on reals).
+    /// Complex conjugate; a real float gives its complex counterpart with imaginary part
+    /// `+0` (as `lax.conj`); integers and bool are `Unsupported`.
     ///
     /// ```
     /// # use strata_backend::prelude::*;
     /// # let backend = CpuBackend::new()?; let ops: &dyn ElementwiseOps = &backend;
     /// # let x = TypedTensor::from_vec(vec![1.0, 2.0, 4.0], &[3])?;
-    /// assert_eq!(ops.conj((&x).into())?.to_vec::<f64>()?, [1.0, 2.0, 4.0]);
+    /// assert_eq!(ops.conj((&x).into())?.to_vec::<c64>()?, [c64::new(1.0, 0.0), c64::new(2.0, 0.0), c64::new(4.0, 0.0)]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     fn conj(&self, x: TensorRead<'_>) -> Result<Tensor> {
@@ -402,7 +403,7 @@ pub trait AnalyticOps: ElementwiseOps {
     fn log1p(&self, x: TensorRead<'_>) -> Result<Tensor> {
         self.unary(UnaryOp::Log1p, x)
     }
-    /// `a ** b` elementwise.
+    /// `a ** b` elementwise, on floats and complex (`lax.pow` rejects integers).
     ///
     /// ```
     /// # use strata_backend::prelude::*;

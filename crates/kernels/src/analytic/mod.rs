@@ -6,7 +6,8 @@
 //! (`logarithm.rs`), sin and cos (`trigonometric.rs`) are our own branch-free f64 cores,
 //! run over slices by `map_slice` at the widest SIMD level the CPU has and giving the
 //! same bits on every path; each documents its method and tested error against glibc.
-//! sqrt is the hardware's; pow and the complex functions come from std and num-complex.
+//! sqrt is the hardware's and real pow is libm's. The complex functions (`complex.rs`)
+//! are our own formulas on f64 parts, free of cancellation, with jax.lax's special values.
 //!
 //! ```
 //! use strata_kernels::{KernelContext, analytic};
@@ -19,6 +20,7 @@
 //! assert_eq!(analytic::exp(&ctx, (&i).into()).unwrap_err().kind(), ErrorKind::Unsupported);
 //! ```
 
+pub(crate) mod complex;
 pub(crate) mod exponential;
 pub(crate) mod logarithm;
 pub(crate) mod trigonometric;
@@ -41,8 +43,8 @@ named_unary! {
     log1p, log1p_into, Log1p;
 }
 
-/// `a ** b` elementwise (lax.pow): floats and complex, and integers by squaring with
-/// wrap (a negative integer exponent gives 0 except for bases ±1, as XLA does).
+/// `a ** b` elementwise (lax.pow), on floats and complex; integers are `Unsupported`, as
+/// `lax.pow` rejects them.
 pub fn pow(ctx: &KernelContext<'_>, a: TensorRead<'_>, b: TensorRead<'_>) -> Result<Tensor> {
     binary(ctx, BinaryOp::Pow, a, b)
 }

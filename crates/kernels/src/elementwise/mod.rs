@@ -28,7 +28,7 @@ use strata_tensor::{DType, Error, Result, Tensor, TensorRead, TensorWrite, Typed
 use crate::alloc::fill_output;
 use crate::context::KernelContext;
 use crate::strided::{GRAIN, for_each_block, gather};
-use crate::structural::write_into;
+use crate::structural::{cast, cast_into, write_into};
 
 /// Any elementwise op, for the generic entry [`elementwise_into`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -99,9 +99,14 @@ fn binary_typed<T: ElementwiseScalar>(
     });
 }
 
-/// `op(x)` elementwise into a new tensor (`abs` of complex gives the real counterpart).
+/// `op(x)` elementwise into a new tensor (`abs` of complex gives the real counterpart,
+/// `conj` of a real float its complex counterpart, as jax.lax does).
 pub fn unary(ctx: &KernelContext<'_>, op: UnaryOp, x: TensorRead<'_>) -> Result<Tensor> {
     let out_dtype = op.validate(x.dtype())?;
+    if op == UnaryOp::Conj && out_dtype != x.dtype() {
+        // The conjugate of a real x is x + 0i: exactly the real → complex conversion.
+        return cast(ctx, x, out_dtype).map_err(|e| e.in_op(op.name()));
+    }
     dispatch_dtype!(x.dtype(), T => {
         if out_dtype == x.dtype()
             && let Some(src) = x.contiguous::<T>()
@@ -122,6 +127,9 @@ pub fn unary(ctx: &KernelContext<'_>, op: UnaryOp, x: TensorRead<'_>) -> Result<
 pub fn unary_into(ctx: &KernelContext<'_>, op: UnaryOp, x: TensorRead<'_>, mut out: TensorWrite<'_>) -> Result<()> {
     let out_dtype = op.validate(x.dtype())?;
     out.expect(op.name(), out_dtype, x.shape())?;
+    if op == UnaryOp::Conj && out_dtype != x.dtype() {
+        return cast_into(ctx, x, out).map_err(|e| e.in_op(op.name()));
+    }
     dispatch_dtype!(x.dtype(), T => {
         if out_dtype == x.dtype()
             && let Some(src) = x.contiguous::<T>()

@@ -82,9 +82,9 @@ pub(crate) fn select<T: Copy>(pred: &[bool], t: &[T], f: &[T], out: &mut [T]) {
     }
 }
 
-/// `out[i] = min(max(x[i], lo[i]), hi[i])`.
+/// `out[i] = clamp(lo[i], x[i], hi[i])` (`min(max(x, lo), hi)`; complex by real parts).
 pub(crate) fn clamp<T: ElementwiseScalar>(lo: &[T], x: &[T], hi: &[T], out: &mut [T]) {
     for (((o, &l), &v), &h) in out.iter_mut().zip(lo).zip(x).zip(hi) {
-        *o = T::min(T::max(v, l), h);
+        *o = T::clamp(l, v, h);
     }
 }

@@ -187,6 +187,11 @@ impl Program<'_> {
                 let src = column::<T>(cols, a, n)?;
                 if op == UnaryOp::Abs && dtype_of(at) != dtype_of(a) {
                     slices::abs(src, &mut dst.as_typed_mut::<<T as ElementwiseScalar>::RealPart>()?.data_mut()[..n]);
+                } else if op == UnaryOp::Conj && dtype_of(at) != dtype_of(a) {
+                    // conj of a real value is the value with imaginary part +0: a cast.
+                    dispatch_dtype!(dtype_of(at), C => {
+                        cast_slices(src, &mut dst.as_typed_mut::<C>()?.data_mut()[..n]);
+                    })
                 } else {
                     slices::unary_same(op, src, &mut dst.as_typed_mut::<T>()?.data_mut()[..n]);
                 }

@@ -16,7 +16,6 @@
 //! recent calls. Large gathers and scatters split over the context's workers with results
 //! identical for every worker count (see [`scatter`] for its deterministic order).
 
-mod combine;
 mod concat;
 mod copy;
 mod dynamic;

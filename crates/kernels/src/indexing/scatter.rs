@@ -15,13 +15,13 @@ use strata_tensor::config::{ScatterCombiner, ScatterConfig};
 use strata_tensor::shape::row_major_strides;
 use strata_tensor::{Error, Result, Tensor, TensorRead, TypedView, dispatch_dtype};
 
-use super::combine::Combine;
 use super::copy::copy_to_contiguous;
 use super::index_source::IndexSource;
 use super::parallel::{for_each_piece, parts_for};
 use super::plan_cache::{IndexedPlan, IndexedPlanCache, IndexedPlanKey, StridedShape, plan_for};
 use crate::alloc::fill_output;
 use crate::context::KernelContext;
+use crate::elementwise::ElementwiseScalar;
 
 const OP: &str = "scatter";
 
@@ -130,7 +130,7 @@ impl ScatterPlan {
 
     /// Applies every window part that lands in operand rows `rows` (axis 0) to `out`, which
     /// holds exactly those rows of the output. `rows` is `None` for a rank-0 operand.
-    fn apply_rows<T: Combine>(
+    fn apply_rows<T: ElementwiseScalar>(
         &self,
         rows: Option<(usize, usize)>,
         out: &mut [T],
@@ -267,7 +267,7 @@ impl ScatterPlan {
     }
 
     /// Runs the plan for element type `T` with combiner `combine`.
-    fn run<T: Combine>(
+    fn run<T: ElementwiseScalar>(
         &self,
         ctx: &KernelContext<'_>,
         operand: &TensorRead<'_>,
@@ -335,6 +335,7 @@ pub fn scatter(
             format!("operand has dtype {}, updates have dtype {}", operand.dtype(), updates.dtype()),
         ));
     }
+    config.combiner.validate(operand.dtype())?;
     let (operand_shape, indices_shape, updates_shape) =
         (StridedShape::of(operand), StridedShape::of(indices), StridedShape::of(updates));
     let plan = plan_for(
@@ -354,9 +355,12 @@ pub fn scatter(
     };
     dispatch_dtype!(operand.dtype(), T => match config.combiner {
         ScatterCombiner::Replace => plan.run::<T>(ctx, operand, updates, &index_source, |_, u| u),
-        ScatterCombiner::Add => plan.run::<T>(ctx, operand, updates, &index_source, Combine::add),
-        ScatterCombiner::Multiply => plan.run::<T>(ctx, operand, updates, &index_source, Combine::mul),
-        ScatterCombiner::Max => plan.run::<T>(ctx, operand, updates, &index_source, Combine::max),
-        ScatterCombiner::Min => plan.run::<T>(ctx, operand, updates, &index_source, Combine::min),
+        // The combiners are the elementwise ops of the same name, with their lax rules
+        // (float max/min propagate NaN; complex max/min are XLA's lexicographic select),
+        // applied as `combine(operand element, update)` as XLA's scatter computation is.
+        ScatterCombiner::Add => plan.run::<T>(ctx, operand, updates, &index_source, <T as ElementwiseScalar>::add),
+        ScatterCombiner::Multiply => plan.run::<T>(ctx, operand, updates, &index_source, <T as ElementwiseScalar>::mul),
+        ScatterCombiner::Max => plan.run::<T>(ctx, operand, updates, &index_source, <T as ElementwiseScalar>::max),
+        ScatterCombiner::Min => plan.run::<T>(ctx, operand, updates, &index_source, <T as ElementwiseScalar>::min),
     })
 }

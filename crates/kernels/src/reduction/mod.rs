@@ -1,9 +1,13 @@
 //! Reductions over any set of axes: sum, sum of squares (`|x|²`, real for complex), prod,
 //! max and min, with jax.lax semantics (integer sums wrap; max/min propagate NaN).
 //!
-//! **Identities.** Reducing no elements gives the op's identity: sum 0, prod 1, max
-//! -inf (integer MIN, `false` for bool, (-inf, -inf) for complex) and min +inf (integer
-//! MAX, `true`, (+inf, +inf)).
+//! **Identities.** Reducing no elements gives the op's initial value, as jax.lax's
+//! reductions do: sum 0, prod 1, max -inf (integer MIN, `false` for bool, `-inf + 0i` for
+//! complex) and min +inf (integer MAX, `true`, `+inf + 0i`). The initial value takes part
+//! in every reduction of two or more elements (so a complex max over elements whose real
+//! part is -inf and imaginary part negative gives `-inf + 0i`, and a sum of `-0.0`s gives
+//! `+0.0`); reducing exactly one element gives that element unchanged (XLA does not fold
+//! the initial value in then: the sum of `[-0.0]` is `-0.0`).
 //!
 //! **Determinism.** The summation tree depends only on the input's shape and layout,
 //! never on the thread count: the reduced elements of one output are cut into fixed
@@ -24,13 +28,13 @@
 //! ```
 
 use strata_tensor::config::ReduceOp;
-use strata_tensor::{Layout, Result, Scalar, Tensor, TensorRead, TensorWrite, TypedView, dispatch_dtype};
+use strata_tensor::{Layout, Result, Scalar, Tensor, TensorRead, TensorView, TensorWrite, TypedView, dispatch_dtype};
 
 use crate::alloc::fill_output;
 use crate::context::KernelContext;
 use crate::elementwise::ElementwiseScalar;
 use crate::strided::{GRAIN, StridedPlan, par_chunks_mut};
-use crate::structural::write_into;
+use crate::structural::{copy_into, to_contiguous, write_into};
 
 /// Number of reduced elements folded into one partial result: the unit of the fixed
 /// summation tree and of parallel work when few outputs reduce many elements.
@@ -42,6 +46,9 @@ const LANES: usize = 8;
 /// `x`'s shape without the reduced axes; its dtype is `op.result_dtype(x.dtype())`.
 pub fn reduce(ctx: &KernelContext<'_>, op: ReduceOp, x: TensorRead<'_>, axes: &[usize]) -> Result<Tensor> {
     let out_shape = op.validate(x.dtype(), x.shape(), axes)?;
+    if let Some(single) = single_element(op, &x, axes)? {
+        return to_contiguous(ctx, single.into()).map_err(|e| e.in_op(op.name()));
+    }
     dispatch_dtype!(x.dtype(), T => {
         let v = x.typed_view::<T>()?;
         if op == ReduceOp::SumSquares {
@@ -65,6 +72,9 @@ pub fn reduce_into(
 ) -> Result<()> {
     let out_shape = op.validate(x.dtype(), x.shape(), axes)?;
     out.expect(op.name(), op.result_dtype(x.dtype()), &out_shape)?;
+    if let Some(single) = single_element(op, &x, axes)? {
+        return copy_into(ctx, single.into(), out).map_err(|e| e.in_op(op.name()));
+    }
     dispatch_dtype!(x.dtype(), T => {
         let v = x.typed_view::<T>()?;
         if op == ReduceOp::SumSquares {
@@ -75,6 +85,23 @@ pub fn reduce_into(
             write_into::<T>(ctx, &mut out, |o| reduce_same(ctx, op, &v, axes, o))
         }
     })
+}
+
+/// When `op` reduces exactly one element per output (every reduced extent is 1, or no
+/// axis is reduced), the input viewed without the reduced axes: XLA returns that element
+/// as it is, without combining it with the initial value (`sum([-0.0]) = -0.0`). The sum
+/// of squares maps its element first, so it keeps the general path.
+fn single_element<'a>(op: ReduceOp, x: &TensorRead<'a>, axes: &[usize]) -> Result<Option<TensorView<'a>>> {
+    if op == ReduceOp::SumSquares || axes.iter().any(|&a| x.shape()[a] != 1) {
+        return Ok(None);
+    }
+    let mut sorted = axes.to_vec();
+    sorted.sort_unstable();
+    let mut v = x.view();
+    for &a in sorted.iter().rev() {
+        v = v.remove_axis(a)?;
+    }
+    Ok(Some(v))
 }
 
 /// The reductions whose result has the input's dtype.

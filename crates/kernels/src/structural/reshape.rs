@@ -48,15 +48,21 @@ pub fn reshape_view<'a>(x: TensorRead<'a>, shape: &[usize]) -> Result<Option<Ten
 }
 
 /// `broadcast_in_dim`: operand axis `k` becomes axis `dims[k]` of a new tensor of
-/// `out_shape`; each operand extent equals its target extent or is 1. `dims` must be
-/// strictly increasing. (A broadcast *view* costs nothing: `TensorView::broadcast_in_dim`.)
+/// `out_shape`; each operand extent equals its target extent or is 1. `dims` are distinct
+/// and in range, in any order (as in jax.lax: a non-increasing order also permutes the
+/// operand's axes). (A broadcast *view* costs nothing: `TensorView::broadcast_in_dim`.)
 ///
 /// ```
 /// use strata_kernels::{KernelContext, structural};
 /// use strata_tensor::Tensor;
+/// let ctx = KernelContext::sequential();
 /// let row = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3]).unwrap();
-/// let m = structural::broadcast_in_dim(&KernelContext::sequential(), (&row).into(), &[2, 3], &[1]).unwrap();
+/// let m = structural::broadcast_in_dim(&ctx, (&row).into(), &[2, 3], &[1]).unwrap();
 /// assert_eq!(m.as_typed::<f32>().unwrap().data(), &[1.0, 2.0, 3.0, 1.0, 2.0, 3.0]);
+/// // dims [1, 0]: operand axis 0 (extent 2) becomes output axis 1, a transpose.
+/// let x = Tensor::from_vec(vec![1i32, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
+/// let t = structural::broadcast_in_dim(&ctx, (&x).into(), &[3, 2], &[1, 0]).unwrap();
+/// assert_eq!(t.as_typed::<i32>().unwrap().data(), &[1, 4, 2, 5, 3, 6]);
 /// ```
 pub fn broadcast_in_dim(
     ctx: &KernelContext<'_>,

@@ -3,7 +3,8 @@
 
 Regenerate (needs jax; CI does not, it only reads the committed files):
 
-    python3 crates/kernels/tests/lax/gen_cases.py
+    python3 crates/kernels/tests/lax/gen_cases.py            # every family
+    python3 crates/kernels/tests/lax/gen_cases.py special    # one family of gen_edge.py
 
 The seed is fixed, so the output is reproducible for one jax/numpy version (recorded in the
 header of every file). One file per op family, `<family>.txt`; one case per line, tab-separated:
@@ -15,6 +16,10 @@ dims joined by `x` (empty for rank 0), values comma-separated (complex as re,im 
 0/1; floats printed with numpy's shortest round-trip repr for their own width, so parsing the
 text back with Rust's `str::parse::<f32|f64>` is exact). Lists of integers are
 comma-separated; an empty list is an empty string. Lines starting with `#` are comments.
+
+Large tensors (gen_edge.py) are written compactly: `@dtype;shape;seed;values` is a pattern
+whose element i is values[mix(seed, i) % len(values)], and `#dtype;shape;digest` names a
+tensor by a hash of its elements' bits (see gen_edge.py for both functions).
 """
 
 import os
@@ -162,8 +167,8 @@ def host(x):
 # ---------------------------------------------------------------- elementwise
 
 
-def gen_binary():
-    fam = Family("binary")
+def gen_binary(name="binary"):
+    fam = Family(name)
     ops = {
         "add": lax.add,
         "sub": lax.sub,
@@ -223,9 +228,9 @@ ANALYTIC_DOMAIN = {
 }
 
 
-def gen_unary():
-    fam = Family("unary")
-    basic = {"neg": lax.neg, "abs": lax.abs, "sign": lax.sign, "conj": lambda x: lax.conj(x) if np.iscomplexobj(x) else x}
+def gen_unary(name="unary"):
+    fam = Family(name)
+    basic = {"neg": lax.neg, "abs": lax.abs, "sign": lax.sign, "conj": lax.conj}
     analytic = {
         "exp": lax.exp,
         "log": lax.log,
@@ -242,6 +247,8 @@ def gen_unary():
             for _ in range(6):
                 shape = rand_shape()
                 x = rand_of(dt, shape, specials=(op != "sign" or dt not in COMPLEX))
+                if op == "conj" and dt in INTS:
+                    continue  # lax.conj rejects integers (the errors family checks that)
                 fam.add(op, x=x, out=host(f(x)))
     for op, f in analytic.items():
         lo, hi = ANALYTIC_DOMAIN[op]
@@ -260,8 +267,8 @@ def gen_unary():
     fam.write()
 
 
-def gen_compare_select_clamp():
-    fam = Family("compare")
+def gen_compare_select_clamp(name="compare"):
+    fam = Family(name)
     dirs = {"eq": lax.eq, "ne": lax.ne, "lt": lax.lt, "le": lax.le, "gt": lax.gt, "ge": lax.ge}
     for d, f in dirs.items():
         for dt in ALL:
@@ -301,8 +308,8 @@ def gen_compare_select_clamp():
     fam.write()
 
 
-def gen_convert():
-    fam = Family("convert")
+def gen_convert(name="convert"):
+    fam = Family(name)
     for src in ALL:
         for dst in ALL:
             for k in range(3):
@@ -326,8 +333,8 @@ def gen_convert():
 # ---------------------------------------------------------------- reductions
 
 
-def gen_reduce():
-    fam = Family("reduce")
+def gen_reduce(name="reduce"):
+    fam = Family(name)
     ops = ["sum", "prod", "max", "min", "sumsq"]
     for op in ops:
         for dt in ALL:
@@ -365,8 +372,8 @@ def gen_reduce():
                         if dt in FLOATS:
                             init = -np.inf if op == "max" else np.inf
                         elif dt in COMPLEX:
-                            v = -np.inf if op == "max" else np.inf
-                            init = complex(v, v)
+                            # jax.lax.reduce_max/reduce_min's own initial value
+                            init = complex(-np.inf if op == "max" else np.inf, 0.0)
                         elif dt == "bool":
                             init = op == "min"
                         else:
@@ -380,8 +387,8 @@ def gen_reduce():
 # ---------------------------------------------------------------- structural
 
 
-def gen_structural():
-    fam = Family("structural")
+def gen_structural(name="structural"):
+    fam = Family(name)
     for dt in ALL:
         for _ in range(4):
             shape = rand_shape(max_rank=4)
@@ -437,8 +444,8 @@ def gen_structural():
 # ---------------------------------------------------------------- indexing
 
 
-def gen_indexing():
-    fam = Family("indexing")
+def gen_indexing(name="indexing"):
+    fam = Family(name)
     for dt in ALL:
         for _ in range(3):
             shape = rand_shape(max_rank=3, max_dim=6)
@@ -556,8 +563,8 @@ def move_index_axis(idx, ibatch):
     return np.ascontiguousarray(moved), p, remap
 
 
-def gen_gather_scatter():
-    fam = Family("gather_scatter")
+def gen_gather_scatter(name="gather_scatter"):
+    fam = Family(name)
     GS = lax.GatherScatterMode
     for dt in ALL:
         for _ in range(8):
@@ -653,8 +660,8 @@ def gen_gather_scatter():
 # ---------------------------------------------------------------- contraction
 
 
-def gen_dot_general():
-    fam = Family("dot_general")
+def gen_dot_general(name="dot_general"):
+    fam = Family(name)
     for dt in FLOATS + COMPLEX:
         for _ in range(25):
             nb = int(rng.integers(0, 3))
@@ -703,7 +710,14 @@ FAMILIES = {
 }
 
 if __name__ == "__main__":
-    # Every family draws from one generator in this order, so regenerate all of them
+    # Every family here draws from one generator in this order, so regenerate all of them
     # together; naming families (for a quick look) changes the draws of the later ones.
-    for name in sys.argv[1:] or FAMILIES:
-        FAMILIES[name]()
+    # The edge, large and error families (gen_edge.py) each seed their own generator.
+    import gen_edge
+
+    names = sys.argv[1:] or list(FAMILIES) + list(gen_edge.FAMILIES)
+    for name in names:
+        if name in FAMILIES:
+            FAMILIES[name]()
+        else:
+            gen_edge.FAMILIES[name]()

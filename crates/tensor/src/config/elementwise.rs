@@ -28,8 +28,8 @@ pub enum BinaryOp {
     /// Remainder with the sign of the dividend (C `fmod` for floats); integers:
     /// `x % 0 = x`, `MIN % -1 = 0`. Not defined on complex.
     Rem,
-    /// `a ** b`. Integers: exponentiation by squaring with wrap; a negative exponent
-    /// gives 0, except base 1 (→ 1) and base -1 (→ ±1 by parity), as XLA does.
+    /// `a ** b` on floats and complex (`lax.pow` rejects integer bases: for integers the
+    /// op is `Unsupported`).
     Pow,
     /// Maximum: NaN from either side propagates, `-0 < +0`; complex compares by real
     /// part, then imaginary part; bool is logical or.
@@ -65,11 +65,13 @@ impl BinaryOp {
         }
     }
 
-    /// True when the op is defined on `dtype`: arithmetic on every numeric dtype (not
-    /// bool), `rem` on reals only, `max`/`min` on every dtype.
+    /// True when the op is defined on `dtype` (jax.lax's dtype rules): arithmetic on every
+    /// numeric dtype (not bool), `pow` on floats and complex, `rem` on reals only,
+    /// `max`/`min` on every dtype.
     pub const fn supports(self, dtype: DType) -> bool {
         match self {
-            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow => !dtype.is_bool(),
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div => !dtype.is_bool(),
+            BinaryOp::Pow => dtype.is_inexact(),
             BinaryOp::Rem => dtype.is_float() || dtype.is_integer(),
             BinaryOp::Max | BinaryOp::Min => true,
         }
@@ -95,20 +97,25 @@ impl BinaryOp {
     }
 }
 
-/// A unary elementwise op. The analytic ones (`exp` .. `log1p`) are defined on floats and
-/// complex only; the others on every numeric dtype (not bool).
+/// A unary elementwise op. The analytic ones (`exp` .. `log1p`) and `conj` are defined on
+/// floats and complex only (as in jax.lax); `neg`, `abs` and `sign` on every numeric dtype
+/// (not bool).
 ///
 /// ```
 /// use strata_tensor::{DType, config::UnaryOp};
 /// assert_eq!(UnaryOp::Abs.result_dtype(DType::C64), DType::F64);
 /// assert_eq!(UnaryOp::Neg.validate(DType::I32).unwrap(), DType::I32);
+/// // lax.conj of a real float is complex; of an integer, a type error.
+/// assert_eq!(UnaryOp::Conj.validate(DType::F32).unwrap(), DType::C32);
+/// assert!(UnaryOp::Conj.validate(DType::I32).is_err());
 /// assert!(UnaryOp::Exp.validate(DType::I64).is_err());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnaryOp {
     /// `-x`; integers wrap (`-MIN = MIN`).
     Neg,
-    /// Complex conjugate; the identity on real dtypes.
+    /// Complex conjugate. A real float gives its complex counterpart with imaginary part
+    /// `+0` (`lax.conj` of float32 is complex64); integers and bool are not supported.
     Conj,
     /// `|x|`; complex gives the real modulus; integers wrap (`|MIN| = MIN`).
     Abs,
@@ -178,13 +185,15 @@ impl UnaryOp {
 
     /// True when the op is defined on `dtype`.
     pub const fn supports(self, dtype: DType) -> bool {
-        if self.is_analytic() { dtype.is_inexact() } else { !dtype.is_bool() }
+        if self.is_analytic() || matches!(self, UnaryOp::Conj) { dtype.is_inexact() } else { !dtype.is_bool() }
     }
 
-    /// The dtype of the result: the real counterpart for `abs` of complex, else `dtype`.
+    /// The dtype of the result: the real counterpart for `abs` of complex, the complex
+    /// counterpart for `conj` of a real float, else `dtype`.
     pub const fn result_dtype(self, dtype: DType) -> DType {
         match self {
             UnaryOp::Abs => dtype.real_counterpart(),
+            UnaryOp::Conj => dtype.complex_counterpart(),
             _ => dtype,
         }
     }
@@ -277,9 +286,11 @@ mod tests {
         for d in DType::ALL {
             assert_eq!(BinaryOp::Add.supports(d), d != DType::Bool);
             assert_eq!(BinaryOp::Rem.supports(d), !d.is_complex() && !d.is_bool());
+            assert_eq!(BinaryOp::Pow.supports(d), d.is_inexact());
             assert!(BinaryOp::Min.supports(d));
             assert_eq!(UnaryOp::Sin.supports(d), d.is_inexact());
             assert_eq!(UnaryOp::Abs.supports(d), !d.is_bool());
+            assert_eq!(UnaryOp::Conj.supports(d), d.is_inexact());
             assert_eq!(ReduceOp::Prod.supports(d), !d.is_bool());
             assert!(ReduceOp::Max.supports(d));
         }
@@ -293,10 +304,27 @@ mod tests {
         assert_eq!(e.kind(), ErrorKind::ShapeMismatch);
         let e = BinaryOp::Rem.validate(DType::C32, &[2], DType::C32, &[2]).unwrap_err();
         assert_eq!((e.kind(), e.op()), (ErrorKind::Unsupported, "rem"));
+        // jax.lax.pow: "pow does not accept dtype int32".
+        let e = BinaryOp::Pow.validate(DType::I32, &[2], DType::I32, &[2]).unwrap_err();
+        assert_eq!((e.kind(), e.op()), (ErrorKind::Unsupported, "pow"));
         let e = UnaryOp::Log.validate(DType::I32).unwrap_err();
         assert_eq!((e.kind(), e.op()), (ErrorKind::Unsupported, "log"));
+        // lax.conj rejects integer and bool operands (a type error in jax).
+        for d in [DType::I32, DType::I64, DType::Bool] {
+            let e = UnaryOp::Conj.validate(d).unwrap_err();
+            assert_eq!((e.kind(), e.op()), (ErrorKind::Unsupported, "conj"));
+        }
         let e = ReduceOp::Min.validate(DType::F32, &[2, 3], &[2]).unwrap_err();
         assert_eq!((e.kind(), e.op()), (ErrorKind::InvalidArgument, "reduce_min"));
+    }
+
+    #[test]
+    fn conj_follows_lax_dtypes() {
+        // lax.conj(float32) is complex64 (imaginary part +0); complex stays complex.
+        assert_eq!(UnaryOp::Conj.validate(DType::F32).unwrap(), DType::C32);
+        assert_eq!(UnaryOp::Conj.validate(DType::F64).unwrap(), DType::C64);
+        assert_eq!(UnaryOp::Conj.validate(DType::C32).unwrap(), DType::C32);
+        assert_eq!(UnaryOp::Conj.validate(DType::C64).unwrap(), DType::C64);
     }
 
     #[test]

@@ -243,7 +243,9 @@ pub(crate) fn check_sorted_dims(op: &'static str, what: &str, dims: &[usize], bo
 }
 
 /// Checks an index map (`start_index_map` / `scatter_dims_to_operand_dims`): one entry per
-/// index-vector component, unique, in range, and naming no operand batching axis.
+/// index-vector component, unique, in range, and naming no operand batching axis. A length
+/// that differs from the index vectors' is a shape mismatch of the indices (jax.lax's
+/// rule: "the bound of dimension index_vector_dim of indices ... must be equal").
 pub(crate) fn check_index_map(
     op: &'static str,
     what: &str,
@@ -253,9 +255,12 @@ pub(crate) fn check_index_map(
     batching: &[usize],
 ) -> Result<()> {
     if map.len() != index_len {
-        return Err(Error::invalid_argument(
+        return Err(Error::shape_mismatch(
             op,
-            format!("{what} {map:?} has {} entries, but index vectors have {index_len} components", map.len()),
+            format!(
+                "{what} {map:?} has {} entries, but index vectors have {index_len} components (the extent of index_vector_dim); they must be equal",
+                map.len()
+            ),
         ));
     }
     let mut seen = vec![false; operand_rank];
@@ -379,6 +384,11 @@ mod tests {
         assert!(e.to_string().contains("slice size is 2"), "{e}");
         let e = GatherConfig { start_index_map: vec![1, 0], ..c.clone() }.validate(&[3, 5], &[2]).unwrap_err();
         assert!(e.to_string().contains("start_index_map [1, 0] has 2 entries"), "{e}");
+        // lax: the index-vector length must equal len(start_index_map), a shape error.
+        assert_eq!(e.kind(), ErrorKind::ShapeMismatch);
+        let e = GatherConfig { index_vector_dim: 1, ..c.clone() }.validate(&[3, 5], &[2, 2]).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::ShapeMismatch);
+        assert!(e.to_string().contains("index vectors have 2 components"), "{e}");
         let e = GatherConfig { start_index_map: vec![2], ..c.clone() }.validate(&[3, 5], &[2]).unwrap_err();
         assert!(e.to_string().contains("contains 2"), "{e}");
         let e = GatherConfig { offset_dims: vec![], ..c.clone() }.validate(&[3, 5], &[2]).unwrap_err();

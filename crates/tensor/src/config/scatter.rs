@@ -10,6 +10,7 @@
 use std::fmt;
 
 use super::gather::{batch_shape, check_batching_pairs, check_index_map, check_sorted_dims, index_vector_len};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 
 const OP: &str = "scatter";
@@ -20,14 +21,43 @@ pub enum ScatterCombiner {
     /// The update replaces the element.
     #[default]
     Replace,
-    /// Element plus update (wrapping for integers, logical or for bool).
+    /// Element plus update (wrapping for integers); not defined for bool.
     Add,
-    /// Element times update (wrapping for integers, logical and for bool).
+    /// Element times update (wrapping for integers); not defined for bool.
     Multiply,
-    /// The larger of the two (NaN propagates; complex ordered by real, then imaginary part).
+    /// The larger of the two, with `lax.max`'s rules (float NaN propagates; complex is
+    /// XLA's lexicographic select; bool is or).
     Max,
-    /// The smaller of the two (NaN propagates; complex ordered by real, then imaginary part).
+    /// The smaller of the two, with `lax.min`'s rules (bool is and).
     Min,
+}
+
+impl ScatterCombiner {
+    /// True when the combiner is defined on `dtype`: replace, max and min on every dtype;
+    /// add and multiply on numeric dtypes only (jax.lax.scatter_add and scatter_mul reject
+    /// bool, as lax.add and lax.mul do).
+    ///
+    /// ```
+    /// use strata_tensor::{DType, config::ScatterCombiner};
+    /// assert!(ScatterCombiner::Max.supports(DType::Bool));
+    /// assert!(!ScatterCombiner::Add.supports(DType::Bool));
+    /// assert!(ScatterCombiner::Multiply.supports(DType::C64));
+    /// ```
+    pub const fn supports(self, dtype: DType) -> bool {
+        match self {
+            ScatterCombiner::Add | ScatterCombiner::Multiply => !dtype.is_bool(),
+            ScatterCombiner::Replace | ScatterCombiner::Max | ScatterCombiner::Min => true,
+        }
+    }
+
+    /// Errors with `Unsupported` unless the combiner is defined on `dtype`.
+    pub fn validate(self, dtype: DType) -> Result<()> {
+        if self.supports(dtype) {
+            Ok(())
+        } else {
+            Err(Error::unsupported(OP, format!("combiner {self} is not defined for dtype {dtype}")))
+        }
+    }
 }
 
 impl fmt::Display for ScatterCombiner {
@@ -233,6 +263,12 @@ mod tests {
             .validate(&[5, 3], &[4, 1], &[4, 3])
             .unwrap_err();
         assert!(e.to_string().contains("contains 2"), "{e}");
+        // lax: the index-vector length must equal len(scatter_dims_to_operand_dims).
+        let e = ScatterConfig { scatter_dims_to_operand_dims: vec![0, 1], ..cfg.clone() }
+            .validate(&[5, 3], &[4, 1], &[4, 3])
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::ShapeMismatch);
+        assert!(e.to_string().contains("has 2 entries, but index vectors have 1 components"), "{e}");
         let e = ScatterConfig { inserted_window_dims: vec![], ..cfg.clone() }
             .validate(&[5, 3], &[4, 1], &[4, 3])
             .unwrap_err();
@@ -246,6 +282,18 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::ShapeMismatch);
         assert!(e.to_string().contains("operand batching axis 1 has extent 3"), "{e}");
+    }
+
+    #[test]
+    fn bool_supports_only_replace_max_min() {
+        for d in DType::ALL {
+            assert_eq!(ScatterCombiner::Add.supports(d), !d.is_bool(), "{d}");
+            assert_eq!(ScatterCombiner::Multiply.supports(d), !d.is_bool(), "{d}");
+            assert!(ScatterCombiner::Replace.supports(d) && ScatterCombiner::Max.supports(d));
+        }
+        let e = ScatterCombiner::Add.validate(DType::Bool).unwrap_err();
+        assert_eq!((e.kind(), e.op()), (ErrorKind::Unsupported, "scatter"));
+        assert!(e.to_string().contains("combiner add is not defined for dtype bool"), "{e}");
     }
 
     #[test]

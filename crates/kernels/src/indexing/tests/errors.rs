@@ -48,9 +48,10 @@ fn gather_rejects_bad_inputs() {
         "gather",
         "slice_sizes[1] = 4 exceeds operand extent 3",
     );
+    // lax: the extent of index_vector_dim must equal len(start_index_map), a shape error.
     expect_err(
         run(&ok_idx, &GatherConfig { start_index_map: vec![0, 1], ..cfg.clone() }),
-        ErrorKind::InvalidArgument,
+        ErrorKind::ShapeMismatch,
         "gather",
         "start_index_map [0, 1] has 2 entries",
     );
@@ -84,7 +85,40 @@ fn scatter_rejects_bad_inputs() {
         "scatter",
         "index_vector_dim 5 is out of range",
     );
+    // lax: the extent of index_vector_dim must equal len(scatter_dims_to_operand_dims).
+    let pair_idx = Tensor::from_vec(vec![1i64, 2, 0, 1], &[2, 2]).unwrap();
+    expect_err(
+        run(&pair_idx, &upd, &cfg),
+        ErrorKind::ShapeMismatch,
+        "scatter",
+        "scatter_dims_to_operand_dims [0] has 1 entries, but index vectors have 2 components",
+    );
     assert!(run(&idx, &upd, &cfg).is_ok());
+}
+
+#[test]
+fn scatter_add_and_multiply_reject_bool() {
+    // jax.lax.scatter_add / scatter_mul on bool: "add does not accept dtype bool".
+    let ctx = KernelContext::sequential();
+    let x = Tensor::from_vec(vec![true, false, false], &[3]).unwrap();
+    let idx = Tensor::from_vec(vec![0i32, 2], &[2, 1]).unwrap();
+    let upd = Tensor::from_vec(vec![true, true], &[2]).unwrap();
+    let cfg = |combiner| ScatterConfig {
+        inserted_window_dims: vec![0],
+        scatter_dims_to_operand_dims: vec![0],
+        index_vector_dim: 1,
+        combiner,
+        ..ScatterConfig::default()
+    };
+    for combiner in [ScatterCombiner::Add, ScatterCombiner::Multiply] {
+        let r = scatter(&ctx, &(&x).into(), &(&idx).into(), &(&upd).into(), &cfg(combiner), None);
+        expect_err(r, ErrorKind::Unsupported, "scatter", "is not defined for dtype bool");
+    }
+    // max / min are or / and, as lax.scatter_max / scatter_min compute on bool.
+    let r = scatter(&ctx, &(&x).into(), &(&idx).into(), &(&upd).into(), &cfg(ScatterCombiner::Max), None).unwrap();
+    assert_eq!(r.as_typed::<bool>().unwrap().data(), &[true, false, true]);
+    let r = scatter(&ctx, &(&x).into(), &(&idx).into(), &(&upd).into(), &cfg(ScatterCombiner::Min), None).unwrap();
+    assert_eq!(r.as_typed::<bool>().unwrap().data(), &[true, false, false]);
 }
 
 #[test]
