@@ -12,6 +12,7 @@ pub mod check;
 pub mod openblas;
 pub mod subject;
 pub mod suite;
+pub mod tn;
 
 use std::time::{Duration, Instant};
 
