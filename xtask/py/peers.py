@@ -594,7 +594,7 @@ def main():
     except ImportError as e:
         run.emit("info", "absent:jax", f"not importable ({e})")
         HAVE_JAX = False
-    run.emit("info", "version:python", sys.version.split()[0])
+    run.emit("info", "python", sys.version.split()[0])
     run.flush()
     prior = {}
     if ARGS.durations and os.path.exists(ARGS.durations):

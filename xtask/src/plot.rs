@@ -11,7 +11,10 @@ use crate::groups::{self, GROUPS};
 use crate::summary::{CaseResult, CaseStatus, Summary};
 use crate::table::{fmt_value, wrap};
 
-const WIDTH: f64 = 1180.0;
+/// The narrowest plot; wider when a row's label needs it.
+const MIN_WIDTH: f64 = 1180.0;
+/// Average advance of one character of the 11.5 px label font.
+const CHAR_W: f64 = 6.3;
 const LABEL_RIGHT: f64 = 270.0;
 const PLOT_LEFT: f64 = 285.0;
 const PLOT_W: f64 = 420.0;
@@ -71,7 +74,9 @@ fn subtitle(s: &Summary) -> Vec<String> {
 
 /// Draws the summary as an SVG document.
 pub fn svg(s: &Summary) -> String {
-    let chars_per_line = (WIDTH / 6.4) as usize;
+    let longest = s.cases.iter().filter_map(|c| c.comparison().map(|_| row_label(s, c).chars().count())).max();
+    let width = longest.map_or(MIN_WIDTH, |n| (TEXT_LEFT + CHAR_W * n as f64 + 20.0).max(MIN_WIDTH));
+    let chars_per_line = (width / 6.4) as usize;
     let mut body = String::new();
     let mut y = 30.0;
     text(&mut body, 20.0, y, 19.0, r#"font-weight="bold""#, "strata against its best peer, case by case");
@@ -149,7 +154,7 @@ pub fn svg(s: &Summary) -> String {
             body,
             r##"<rect x="10" y="{:.1}" width="{:.1}" height="20" fill="#eef2f5"/>"##,
             y - 14.0,
-            WIDTH - 20.0
+            width - 20.0
         );
         text(&mut body, 16.0, y, 13.0, r#"font-weight="bold""#, g.title);
         text(
@@ -207,7 +212,7 @@ pub fn svg(s: &Summary) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:.0}" viewBox="0 0 {WIDTH} {height:.0}" font-family="{FONT}" fill="{INK}">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="{FONT}" fill="{INK}">"#
     );
     let _ = writeln!(out, r#"<rect width="100%" height="100%" fill="white"/>"#);
     // Grid lines first, under the bars.
@@ -245,6 +250,37 @@ fn no_peer_entry(s: &Summary, c: &CaseResult) -> String {
     } else {
         format!("{}{fig} (peers not measured)", c.decl.name)
     }
+}
+
+/// The text right of a bar: ratio, peer, both figures, and what else the row must say.
+fn row_label(s: &Summary, c: &CaseResult) -> String {
+    let Some(cmp) = c.comparison() else {
+        return String::new();
+    };
+    let fig = |f: Option<&crate::summary::Figure>| {
+        f.map_or(String::new(), |f| format!("{} (best {})", fmt_value(f.median), fmt_value(f.best)))
+    };
+    let mut label = format!(
+        "{:.2}x vs {}: {} vs {} {}",
+        cmp.ratio,
+        groups::spoken(&cmp.peer),
+        fig(c.figures.get("strata")),
+        fig(c.figures.get(&cmp.peer)),
+        c.decl.unit
+    );
+    if x_of(cmp.ratio).1 {
+        label.push_str(" · clamped");
+    }
+    if let Some((_, st)) = c.target() {
+        label.push_str(&format!(" · target {}", if st == crate::target::Status::Unknown { "n/a" } else { st.word() }));
+    }
+    if let Some(f) = s.fraction_of_limit(c) {
+        label.push_str(&format!(" · {:.0}% of bandwidth", 100.0 * f));
+    }
+    if c.status() == CaseStatus::Failed {
+        label.push_str(" · FAILED (see below)");
+    }
+    label
 }
 
 fn draw_row(body: &mut String, s: &Summary, c: &CaseResult, y: f64, failed: &mut Vec<String>) {
@@ -297,24 +333,7 @@ fn draw_row(body: &mut String, s: &Summary, c: &CaseResult, y: f64, failed: &mut
             mid + 4.0
         );
     }
-    let s_fig = c.strata().map_or(String::new(), |f| format!("{} (best {})", fmt_value(f.median), fmt_value(f.best)));
-    let p_fig = c
-        .figures
-        .get(&cmp.peer)
-        .map_or(String::new(), |f| format!("{} (best {})", fmt_value(f.median), fmt_value(f.best)));
-    let mut label = format!("{:.2}x vs {}: {s_fig} vs {p_fig} {}", cmp.ratio, groups::spoken(&cmp.peer), c.decl.unit);
-    if clamped {
-        label.push_str(" · clamped");
-    }
-    if let Some((_, st)) = c.target() {
-        label.push_str(&format!(" · target {}", if st == crate::target::Status::Unknown { "n/a" } else { st.word() }));
-    }
-    if let Some(f) = s.fraction_of_limit(c) {
-        label.push_str(&format!(" · {:.0}% of bandwidth", 100.0 * f));
-    }
-    if c.status() == CaseStatus::Failed {
-        label.push_str(" · FAILED (see below)");
-    }
+    let label = row_label(s, c);
     text(body, TEXT_LEFT, y, 11.5, "", &label);
 }
 
