@@ -6,8 +6,8 @@
 //! Empty until the `strata-einsum` crate is part of the workspace. To fill it: for each
 //! workload of [`crate::tn::workloads`], a [`Case`] named `einsum_<workload>_<t1|tmax>` in
 //! group `einsum` whose measurement calls the einsum through the facade on the
-//! workload's inputs ([`crate::tn::Workload::inputs`]) with [`crate::tn::Workload::einsum`]
-//! as the spec, checks it against [`crate::tn::Workload::reference`], and records GFLOP/s
+//! workload's inputs ([`crate::cases::tn::inputs`]) with [`crate::tn::Workload::einsum`]
+//! as the spec, checks it against [`crate::tn::reference`], and records GFLOP/s
 //! of the workload's steps; the Python side's `einsum_*` cases in `xtask/py/peers.py`
 //! measure the peers on the same strings.
 
