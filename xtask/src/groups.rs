@@ -21,7 +21,7 @@ pub const GROUPS: [Group; 12] = [
     Group {
         id: "bandwidth",
         title: "Memory bandwidth (reference)",
-        about: "STREAM-like loops measured by this run: the limit of the memory-bound cases",
+        about: "STREAM-like loops of this run, the limit of the memory-bound cases",
     },
     Group { id: "streaming", title: "Streaming", about: "elementwise ops and sums larger than the caches" },
     Group { id: "in-cache", title: "In-cache elementwise", about: "4 Ki-256 Ki elements, operands in L1/L2" },

@@ -76,7 +76,8 @@ fn subtitle(s: &Summary) -> Vec<String> {
 pub fn svg(s: &Summary) -> String {
     let longest = s.cases.iter().filter_map(|c| c.comparison().map(|_| row_label(s, c).chars().count())).max();
     let width = longest.map_or(MIN_WIDTH, |n| (TEXT_LEFT + CHAR_W * n as f64 + 20.0).max(MIN_WIDTH));
-    let chars_per_line = (width / 6.4) as usize;
+    // 12 px DejaVu Sans advances about 7 px per character.
+    let chars_per_line = ((width - 40.0) / 7.0) as usize;
     let mut body = String::new();
     let mut y = 30.0;
     text(&mut body, 20.0, y, 19.0, r#"font-weight="bold""#, "strata against its best peer, case by case");
@@ -159,7 +160,7 @@ pub fn svg(s: &Summary) -> String {
         text(&mut body, 16.0, y, 13.0, r#"font-weight="bold""#, g.title);
         text(
             &mut body,
-            16.0 + 8.5 * g.title.chars().count() as f64 + 12.0,
+            16.0 + 9.5 * g.title.chars().count() as f64 + 12.0,
             y,
             12.0,
             &format!(r#"fill="{GREY}""#),

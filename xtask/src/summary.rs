@@ -142,7 +142,7 @@ impl CaseResult {
         self.decl
             .peers
             .iter()
-            .filter(|p| !self.checks.get(p.as_str()).is_some_and(|c| !c.ok()))
+            .filter(|p| self.checks.get(p.as_str()).is_none_or(|c| c.ok()))
             .filter_map(|p| self.figures.get(p).map(|f| (p.as_str(), *f)))
     }
 

@@ -60,11 +60,11 @@ pub fn wrap(text: &str, width: usize, indent: usize) -> Vec<String> {
     lines.into_iter().map(|l| format!("{}{l}", " ".repeat(indent))).collect()
 }
 
-fn short_name(name: &str) -> String {
-    if name.chars().count() <= NAME_MAX {
+fn short_name(name: &str, max: usize) -> String {
+    if name.chars().count() <= max {
         name.to_string()
     } else {
-        let head: String = name.chars().take(NAME_MAX - 1).collect();
+        let head: String = name.chars().take(max.saturating_sub(1)).collect();
         format!("{head}~")
     }
 }
@@ -168,7 +168,10 @@ fn group_block(s: &Summary, title: &str, about: &str, cases: &[&CaseResult]) -> 
     }
     parties.sort_by_key(|p| groups::order(p));
     let with_limit = cases.iter().any(|c| c.decl.limit.is_some());
-    let name_w = cases.iter().map(|c| short_name(&c.decl.name).chars().count()).max().unwrap_or(4).max(4);
+    // The name column gets what the figure columns leave of the width.
+    let figures_w = 4 + (1 + CELL) * (1 + parties.len()) + 7 + if with_limit { 10 } else { 0 };
+    let name_max = WIDTH.saturating_sub(figures_w).clamp(12, NAME_MAX);
+    let name_w = cases.iter().map(|c| short_name(&c.decl.name, name_max).chars().count()).max().unwrap_or(4).max(4);
 
     let mut units: Vec<(String, bool)> = Vec::new();
     for c in cases {
@@ -191,7 +194,7 @@ fn group_block(s: &Summary, title: &str, about: &str, cases: &[&CaseResult]) -> 
     lines.push(head);
 
     for c in cases {
-        let mut row = format!("{:<name_w$} {:>3}", short_name(&c.decl.name), c.decl.threads);
+        let mut row = format!("{:<name_w$} {:>3}", short_name(&c.decl.name, name_w), c.decl.threads);
         let status = c.status();
         if status == CaseStatus::NotRun {
             let _ = write!(row, " {:>CELL$}", "not run");
