@@ -490,7 +490,9 @@ def case_tn(ctx, w):
 
     spec, occurrences = einsum_spec(w)
     ops_untimed = [maybe_conj(inputs[n], c) for n, c in occurrences]
-    path = np.einsum_path(spec, *ops_untimed, optimize="optimal")[0]
+    # The optimal path without numpy's default memory limit (which, at the size of the
+    # largest input, forces naive loops of up to 10^6 times the flops on these networks).
+    path = np.einsum_path(spec, *ops_untimed, optimize=("optimal", float(2**62)))[0]
 
     def numpy_einsum():
         ops = [maybe_conj(inputs[n], c) for n, c in occurrences]
