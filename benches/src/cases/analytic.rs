@@ -14,8 +14,12 @@ use crate::suite::{Case, Suite, Unit, gbps};
 
 const LEN: usize = 8 << 20;
 
-/// Each function's name, op, and the inputs it is measured on (from x in [-1, 1)).
-const FUNCS: [(&str, Func, UnaryOp, fn(f64) -> f64); 4] = [
+/// A function's case name, its libm reference, strata's op, and the inputs it is measured
+/// on (a map from x in [-1, 1)).
+type AnalyticCase = (&'static str, Func, UnaryOp, fn(f64) -> f64);
+
+/// Each function of the group.
+const FUNCS: [AnalyticCase; 4] = [
     ("exp", Func::Exp, UnaryOp::Exp, |x| 5.0 * x),
     ("log", Func::Log, UnaryOp::Log, |x| 50.0 * (x + 1.0) + 1e-3),
     ("sin", Func::Sin, UnaryOp::Sin, |x| 30.0 * x),

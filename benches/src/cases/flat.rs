@@ -149,9 +149,9 @@ pub fn loop_sum<T: Real>(pool: &rayon::ThreadPool, a: &[T]) -> f64 {
 
 /// A human size: 1k, 64k, 8m (powers of two).
 pub fn size_name(len: usize) -> String {
-    if len >= 1 << 20 && len % (1 << 20) == 0 {
+    if len >= 1 << 20 && len.is_multiple_of(1 << 20) {
         format!("{}m", len >> 20)
-    } else if len >= 1 << 10 && len % (1 << 10) == 0 {
+    } else if len >= 1 << 10 && len.is_multiple_of(1 << 10) {
         format!("{}k", len >> 10)
     } else {
         len.to_string()
