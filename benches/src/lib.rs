@@ -1,10 +1,31 @@
-//! Shared measurement code for strata's benchmarks: the `strata-bench` runner behind
-//! `cargo xtask bench` and the Criterion benches use the same inputs.
+//! strata's benchmark suite: the `strata-bench` runner behind `cargo xtask bench` and the
+//! Criterion benches, over the same inputs.
 //!
 //! The runner measures every party of a case in the same process, alternating between
 //! them repetition by repetition, so that frequency changes and noise from the other
 //! core hit all of them alike. Figures are per-call times; each case converts them into
-//! its unit (GFLOP/s, GB/s, ns, x).
+//! its unit (GFLOP/s, GB/s, ns, x). Every case checks once, untimed, that the parties
+//! compute the same result.
+//!
+//! # Layout
+//! - [`cases`]: one module per family; each lists its [`suite::Case`]s (name, group,
+//!   unit, threads, peers, references, target, limit) with the closure that measures
+//!   them. [`cases::all`] is the run order.
+//! - [`tn`]: the tensor-network workloads of `benches/tn/workloads.tn`, which the Python
+//!   peers (`xtask/py/peers.py`) read too, with the shared input generator, flop counts,
+//!   einsum form and a naive reference.
+//! - [`suite`]: cases and the records of one run; [`check`]: result comparison;
+//!   [`openblas`]: the OpenBLAS peer (feature `openblas`); [`subject`]: strata as measured.
+//!
+//! # Adding a case
+//! Add a `Case::new(name, group, unit, threads).peers(..).target(..).run(..)` to its
+//! family's `cases()`; to have numpy/JAX measure it too, add its name to `cases_known` in
+//! `xtask/py/peers.py`. A tensor-network workload is one block of `benches/tn/workloads.tn`
+//! and needs nothing else. Adding a group: an entry in `xtask::groups::GROUPS`;
+//! [`cases::check_declarations`] (run by the tests and by the runner) refuses a case whose
+//! group, parties or target the report would not understand. The `einsum` and
+//! `distributed` families ([`cases::einsum`], [`cases::distributed`]) are the hooks for
+//! issues 17 and 18: their docs say what to fill in.
 #![deny(missing_docs)]
 
 pub mod cases;
@@ -12,6 +33,7 @@ pub mod check;
 pub mod openblas;
 pub mod subject;
 pub mod suite;
+pub mod tn;
 
 use std::time::{Duration, Instant};
 

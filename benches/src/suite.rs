@@ -1,4 +1,9 @@
-//! The state of one run of the suite: what to measure, how long, and the figures so far.
+//! Cases and the state of one run: what a case is (its declaration and the closure that
+//! measures it), how long to measure, and the records of the case being measured.
+
+use std::path::PathBuf;
+
+use xtask::record::{CaseDecl, Record};
 
 use crate::{MeasureConfig, Party, Timing, measure};
 
@@ -16,7 +21,7 @@ pub enum Unit {
 }
 
 impl Unit {
-    /// The unit as printed and written to the TSV.
+    /// The unit as printed and written in the records.
     pub fn name(self) -> &'static str {
         match self {
             Unit::GflopPerSecond => "GFLOP/s",
@@ -32,72 +37,146 @@ impl Unit {
     }
 }
 
-/// Options of one run and the TSV lines measured so far.
+/// What measures one case: records its figures into the suite, or says why it cannot.
+pub type Measure = Box<dyn Fn(&mut Suite) -> Result<(), String>>;
+
+/// One case: what it is and how to measure it.
+pub struct Case {
+    /// Name, group, unit, threads, peers, references, target, limit.
+    pub decl: CaseDecl,
+    /// The measurement.
+    pub run: Measure,
+}
+
+impl Case {
+    /// A case named `name` in `group`, measured in `unit` with `threads` threads, with no
+    /// peers, references, target or limit yet, and a measurement that fails.
+    pub fn new(name: impl Into<String>, group: &str, unit: Unit, threads: usize) -> Self {
+        let name = name.into();
+        Case {
+            decl: CaseDecl {
+                name,
+                group: group.into(),
+                unit: unit.name().into(),
+                higher_is_better: unit.higher_is_better(),
+                threads,
+                target: None,
+                peers: Vec::new(),
+                references: Vec::new(),
+                limit: None,
+            },
+            run: Box::new(|_| Err("this case has no measurement".into())),
+        }
+    }
+
+    /// The peers strata is compared to (Rust and Python ones alike).
+    pub fn peers(mut self, peers: &[&str]) -> Self {
+        self.decl.peers = peers.iter().map(|s| s.to_string()).collect();
+        self
+    }
+
+    /// Hardware references shown beside the case (not in the ratio).
+    pub fn references(mut self, refs: &[&str]) -> Self {
+        self.decl.references = refs.iter().map(|s| s.to_string()).collect();
+        self
+    }
+
+    /// The target (see `xtask::target` for the spec).
+    pub fn target(mut self, spec: &str) -> Self {
+        self.decl.target = Some(spec.into());
+        self
+    }
+
+    /// The bandwidth case that bounds this one.
+    pub fn limit(mut self, case: &str) -> Self {
+        self.decl.limit = Some(case.into());
+        self
+    }
+
+    /// The measurement.
+    pub fn run(mut self, f: impl Fn(&mut Suite) -> Result<(), String> + 'static) -> Self {
+        self.run = Box::new(f);
+        self
+    }
+}
+
+/// Options of one run and the records of the case being measured.
 pub struct Suite {
     /// Measurement lengths.
     pub config: MeasureConfig,
-    /// `--quick`: smaller repetitions everywhere.
+    /// `--quick`: shorter measurements and smaller sweeps.
     pub quick: bool,
-    /// Only cases whose name contains this run.
-    pub filter: Option<String>,
-    /// The thread count of the `_tmax` cases.
+    /// The thread count of the multi-threaded cases.
     pub threads: usize,
-    lines: Vec<String>,
-    failures: Vec<String>,
+    /// Where cases leave results for the Python peers to check against.
+    pub results: Option<PathBuf>,
+    current: Option<CaseDecl>,
+    records: Vec<Record>,
 }
 
 impl Suite {
     /// A run with these options.
-    pub fn new(quick: bool, filter: Option<String>, threads: usize) -> Self {
+    pub fn new(quick: bool, threads: usize, results: Option<PathBuf>) -> Self {
         let config = if quick { MeasureConfig::quick() } else { MeasureConfig::full() };
-        Suite { config, quick, filter, threads, lines: Vec::new(), failures: Vec::new() }
+        Suite { config, quick, threads, results, current: None, records: Vec::new() }
     }
 
-    /// Whether `case` passes the filter.
-    pub fn wants(&self, case: &str) -> bool {
-        self.filter.as_deref().is_none_or(|f| case.contains(f))
+    /// Starts measuring `decl`: later records belong to it.
+    pub fn begin(&mut self, decl: &CaseDecl) {
+        self.current = Some(decl.clone());
     }
 
-    /// Measures `parties` alternately and records each in `unit`; `per_call` converts
-    /// seconds per call into the unit (ignored for [`Unit::Nanoseconds`]).
-    pub fn measure(&mut self, case: &str, unit: Unit, parties: &mut [Party<'_>], per_call: impl Fn(f64) -> f64) {
-        eprintln!("  {case}");
+    /// The case being measured.
+    pub fn case(&self) -> &str {
+        self.current.as_ref().map_or("?", |d| d.name.as_str())
+    }
+
+    fn unit_is_ns(&self) -> bool {
+        self.current.as_ref().is_some_and(|d| d.unit == "ns")
+    }
+
+    /// Measures `parties` alternately and records each; `per_call` converts seconds per
+    /// call into the case's unit (nanosecond cases convert themselves).
+    pub fn measure(&mut self, parties: &mut [Party<'_>], per_call: impl Fn(f64) -> f64) {
         let timings = measure(self.config, parties);
         for (who, t) in timings {
-            self.record(case, unit, who, t, &per_call);
+            self.record(who, t, &per_call);
         }
     }
 
-    /// Records one party's timing of `case`.
-    pub fn record(&mut self, case: &str, unit: Unit, who: &str, t: Timing, per_call: impl Fn(f64) -> f64) {
-        let convert = |s: f64| if unit == Unit::Nanoseconds { s * 1e9 } else { per_call(s) };
-        self.record_value(case, unit, who, convert(t.median), convert(t.best));
+    /// Records one party's timing.
+    pub fn record(&mut self, who: &str, t: Timing, per_call: impl Fn(f64) -> f64) {
+        let ns = self.unit_is_ns();
+        let convert = |s: f64| if ns { s * 1e9 } else { per_call(s) };
+        self.record_value(who, convert(t.median), convert(t.best));
     }
 
     /// Records a figure already in the case's unit (median and best).
-    pub fn record_value(&mut self, case: &str, unit: Unit, who: &str, median: f64, best: f64) {
-        self.lines.push(format!(
-            "{case}\t{}\t{}\t{who}\t{median}\t{best}",
-            unit.name(),
-            u8::from(unit.higher_is_better())
-        ));
+    pub fn record_value(&mut self, who: &str, median: f64, best: f64) {
+        let case = self.case().to_string();
+        self.records.push(Record::Value { case, who: who.into(), median, best });
     }
 
-    /// Notes that `case` could not be measured honestly (a result check failed, or a
-    /// party errored); the case is left out and the run exits non-zero.
-    pub fn fail(&mut self, case: &str, why: impl std::fmt::Display) {
-        eprintln!("strata-bench: {case}: {why}");
-        self.failures.push(format!("{case}: {why}"));
+    /// Records the result check of one party.
+    pub fn check(&mut self, who: &str, rel_err: f64, tol: f64) {
+        let case = self.case().to_string();
+        self.records.push(Record::Check { case, who: who.into(), rel_err, tol });
     }
 
-    /// The recorded TSV lines.
-    pub fn lines(&self) -> &[String] {
-        &self.lines
+    /// Records that a peer could not be measured (the case goes on without it).
+    pub fn fail_party(&mut self, who: &str, message: impl std::fmt::Display) {
+        let case = self.case().to_string();
+        self.records.push(Record::Fail { case, who: who.into(), message: message.to_string() });
     }
 
-    /// The cases that failed.
-    pub fn failures(&self) -> &[String] {
-        &self.failures
+    /// Adds a note for the reader.
+    pub fn note(&mut self, text: impl Into<String>) {
+        self.records.push(Record::Note(text.into()));
+    }
+
+    /// Takes the records so far.
+    pub fn take_records(&mut self) -> Vec<Record> {
+        std::mem::take(&mut self.records)
     }
 }
 

@@ -19,7 +19,7 @@ use strata_tensor::config::BinaryOp;
 use crate::check::close;
 use crate::random_f64;
 use crate::subject::Strata;
-use crate::suite::{Suite, Unit};
+use crate::suite::{Case, Suite, Unit};
 
 const CASE: &str = "concurrent_budget1_scaling";
 /// Elements of each small op (fits in L1 with its operands).
@@ -128,13 +128,15 @@ fn loop_worker() -> Result<Box<dyn Worker>, String> {
 /// Builds one worker of a party.
 type MakeWorker = fn() -> Result<Box<dyn Worker>, String>;
 
-/// Runs the scaling case if it passes the filter.
-pub fn run(suite: &mut Suite) {
-    if suite.wants(CASE)
-        && let Err(e) = measure(suite)
-    {
-        suite.fail(CASE, e);
-    }
+/// The scaling case (two callers, so it always uses two threads).
+pub fn cases() -> Vec<Case> {
+    vec![
+        Case::new(CASE, "concurrency", Unit::Times, 2)
+            .peers(&["ndarray"])
+            .references(&["rust_loop"])
+            .target("min:1.8")
+            .run(measure),
+    ]
 }
 
 fn measure(suite: &mut Suite) -> Result<(), String> {
@@ -151,7 +153,6 @@ fn measure(suite: &mut Suite) -> Result<(), String> {
         s.backend().binary_into(BinaryOp::Add, &ta, &tb, &mut out).map_err(|e| e.to_string())?;
         close("strata", out.data(), &want, 0.0)?;
     }
-    eprintln!("  {CASE}");
     let makers: [(&str, MakeWorker); 3] =
         [("strata", strata_worker), ("ndarray", nd_worker), ("rust_loop", loop_worker)];
     let mut sets = Vec::new();
@@ -173,7 +174,7 @@ fn measure(suite: &mut Suite) -> Result<(), String> {
     for (who, _, _, mut ratios) in sets {
         ratios.sort_by(f64::total_cmp);
         let (median, best) = (ratios[ratios.len() / 2], ratios[ratios.len() - 1]);
-        suite.record_value(CASE, Unit::Times, who, median, best);
+        suite.record_value(who, median, best);
     }
     Ok(())
 }

@@ -11,7 +11,7 @@ use strata_tensor::{Tensor, TypedTensor};
 use super::consume;
 use crate::check::close;
 use crate::subject::Strata;
-use crate::suite::{Suite, Unit, gflops};
+use crate::suite::{Case, Suite, Unit, gflops};
 use crate::{Party, random_f64};
 
 /// One contraction viewed as a matrix product `[m, k] · [k, n]` of row-major buffers.
@@ -25,8 +25,8 @@ struct Contraction {
     n: usize,
 }
 
-/// Runs the contraction cases that pass the filter.
-pub fn run(suite: &mut Suite) {
+/// The single-contraction cases at the run's thread count.
+pub fn cases(threads: usize) -> Vec<Case> {
     let d = 32;
     let mut cases = vec![Contraction {
         case: "einsum_abcd_cdef_f64_d32".into(),
@@ -49,13 +49,15 @@ pub fn run(suite: &mut Suite) {
             n: 2 * bond,
         });
     }
-    for c in cases {
-        if suite.wants(&c.case)
-            && let Err(e) = measure(suite, &c)
-        {
-            suite.fail(&c.case, e);
-        }
-    }
+    cases
+        .into_iter()
+        .map(|c| {
+            let case = Case::new(c.case.clone(), "contraction", Unit::GflopPerSecond, threads)
+                .peers(&["faer", "ndarray", "numpy", "jax"]);
+            let case = if c.case.starts_with("einsum") { case.target("ref:numpy:1") } else { case };
+            case.run(move |s| measure(s, &c))
+        })
+        .collect()
 }
 
 fn measure(suite: &mut Suite, c: &Contraction) -> Result<(), String> {
@@ -93,7 +95,7 @@ fn measure(suite: &mut Suite, c: &Contraction) -> Result<(), String> {
         Party::new("faer", || faer_call(&mut faer_out)),
         Party::new("ndarray", || drop(std::hint::black_box(a2.dot(&b2)))),
     ];
-    suite.measure(&c.case, Unit::GflopPerSecond, &mut parties, gflops(2.0 * (c.m * c.k * c.n) as f64));
+    suite.measure(&mut parties, gflops(2.0 * (c.m * c.k * c.n) as f64));
     drop(parties);
     failure.map_or(Ok(()), Err)
 }

@@ -10,38 +10,39 @@ use strata_tensor::config::{BinaryOp, DotGeneral};
 use strata_tensor::{Tensor, TypedTensor};
 use strata_topology::CpuId;
 
-use super::{CaseFn, consume};
+use super::consume;
 use crate::Party;
 use crate::check::close;
 use crate::subject::Strata;
-use crate::suite::{Suite, Unit};
+use crate::suite::{Case, Suite, Unit};
 
 /// f64 elements in 8 MiB.
 const POOL_LEN: usize = 1 << 20;
 
-/// Runs the overhead cases that pass the filter.
-pub fn run(suite: &mut Suite) {
-    let steps: [(&str, CaseFn); 5] = [
-        ("tiny_add_ns", tiny_add),
-        ("tiny_add_session_ns", tiny_add_session),
-        ("matmul_2x2_ns", matmul_2x2),
-        ("arbiter_uncontended_ns", arbiter),
-        ("pool_reuse_8mib_ns", pool_reuse),
-    ];
-    for (case, step) in steps {
-        if suite.wants(case)
-            && let Err(e) = step(suite, case)
-        {
-            suite.fail(case, e);
-        }
-    }
+/// The latency cases. The op cases run on a handle with the run's thread budget (tiny
+/// work runs inline on the calling thread whatever the budget).
+pub fn cases(threads: usize) -> Vec<Case> {
+    let ns = |name: &str| Case::new(name, "latency", Unit::Nanoseconds, threads);
+    vec![
+        ns("tiny_add_ns").peers(&["ndarray", "numpy", "jax"]).target("max:250").run(tiny_add),
+        ns("tiny_add_session_ns").peers(&["ndarray"]).target("max:100").run(tiny_add_session),
+        ns("matmul_2x2_ns").peers(&["faer", "ndarray", "numpy", "jax"]).target("max:500").run(matmul_2x2),
+        Case::new("arbiter_uncontended_ns", "latency", Unit::Nanoseconds, 1)
+            .references(&["rust_loop"])
+            .target("max:100")
+            .run(arbiter),
+        Case::new("pool_reuse_8mib_ns", "latency", Unit::Nanoseconds, 1)
+            .references(&["rust_loop"])
+            .target("max:100")
+            .run(pool_reuse),
+    ]
 }
 
 fn one_element(v: f64) -> Result<Tensor, String> {
     TypedTensor::from_vec(vec![v], &[1]).map(Tensor::from).map_err(|e| e.to_string())
 }
 
-fn tiny_add(suite: &mut Suite, case: &str) -> Result<(), String> {
+fn tiny_add(suite: &mut Suite) -> Result<(), String> {
     let strata = Strata::with_threads(suite.threads)?;
     let (a, b) = (one_element(1.5)?, one_element(2.25)?);
     let strata_call = || strata.backend().binary(BinaryOp::Add, &a, &b);
@@ -55,12 +56,12 @@ fn tiny_add(suite: &mut Suite, case: &str) -> Result<(), String> {
         Party::new("strata", || consume(&mut failure, strata_call())),
         Party::new("ndarray", || drop(black_box(&na + &nb))),
     ];
-    suite.measure(case, Unit::Nanoseconds, &mut parties, |s| s);
+    suite.measure(&mut parties, |s| s);
     drop(parties);
     failure.map_or(Ok(()), Err)
 }
 
-fn tiny_add_session(suite: &mut Suite, case: &str) -> Result<(), String> {
+fn tiny_add_session(suite: &mut Suite) -> Result<(), String> {
     let strata = Strata::with_threads(suite.threads)?;
     let (a, b) = (one_element(1.5)?, one_element(2.25)?);
     let (na, nb) = (Array1::from_vec(vec![1.5]), Array1::from_vec(vec![2.25]));
@@ -79,14 +80,13 @@ fn tiny_add_session(suite: &mut Suite, case: &str) -> Result<(), String> {
         failure.map_or(Ok(timings), Err)
     });
     let timings = session_result.map_err(|e| format!("with_session: {e}"))??;
-    eprintln!("  {case}");
     for (who, t) in timings {
-        suite.record(case, Unit::Nanoseconds, who, t, |s| s);
+        suite.record(who, t, |s| s);
     }
     Ok(())
 }
 
-fn matmul_2x2(suite: &mut Suite, case: &str) -> Result<(), String> {
+fn matmul_2x2(suite: &mut Suite) -> Result<(), String> {
     let strata = Strata::with_threads(suite.threads)?;
     let (va, vb) = (vec![1.0, 2.0, 3.0, 4.0], vec![5.0, 6.0, 7.0, 8.0]);
     let want = [19.0, 22.0, 43.0, 50.0];
@@ -112,12 +112,12 @@ fn matmul_2x2(suite: &mut Suite, case: &str) -> Result<(), String> {
         Party::new("faer", || drop(black_box(&fa * &fb))),
         Party::new("ndarray", || drop(black_box(na.dot(&nb)))),
     ];
-    suite.measure(case, Unit::Nanoseconds, &mut parties, |s| s);
+    suite.measure(&mut parties, |s| s);
     drop(parties);
     failure.map_or(Ok(()), Err)
 }
 
-fn arbiter(suite: &mut Suite, case: &str) -> Result<(), String> {
+fn arbiter(suite: &mut Suite) -> Result<(), String> {
     let arbiter = ResourceArbiter::new();
     let request = AdmissionRequest::cpu(CpuId(0));
     // Check: a permit is granted, and a second one for the same CPU is refused while
@@ -142,12 +142,12 @@ fn arbiter(suite: &mut Suite, case: &str) -> Result<(), String> {
             black_box(&*guard);
         }),
     ];
-    suite.measure(case, Unit::Nanoseconds, &mut parties, |s| s);
+    suite.measure(&mut parties, |s| s);
     drop(parties);
     failure.map_or(Ok(()), Err)
 }
 
-fn pool_reuse(suite: &mut Suite, case: &str) -> Result<(), String> {
+fn pool_reuse(suite: &mut Suite) -> Result<(), String> {
     let pool = BufferPool::new(64 << 20);
     drop(pool.acquire_zeroed::<f64>(POOL_LEN).map_err(|e| e.to_string())?);
     // Check: the warm pool hands back its retained buffer (no fresh allocation).
@@ -169,7 +169,7 @@ fn pool_reuse(suite: &mut Suite, case: &str) -> Result<(), String> {
             black_box(&v[POOL_LEN - 1]);
         }),
     ];
-    suite.measure(case, Unit::Nanoseconds, &mut parties, |s| s);
+    suite.measure(&mut parties, |s| s);
     drop(parties);
     failure.map_or(Ok(()), Err)
 }

@@ -7,10 +7,10 @@ use rayon::prelude::*;
 use strata_tensor::config::GatherConfig;
 use strata_tensor::{Tensor, TypedTensor};
 
-use super::{CaseFn, consume};
+use super::consume;
 use crate::check::close;
 use crate::subject::Strata;
-use crate::suite::{Suite, Unit, gbps};
+use crate::suite::{Case, Suite, Unit, gbps};
 use crate::{Party, random_f64};
 
 const PERMUTE_SHAPE: [usize; 4] = [64, 64, 64, 32];
@@ -20,20 +20,26 @@ const TABLE_ROWS: usize = 1 << 16;
 const ROW_LEN: usize = 8;
 const GATHERED: usize = 1 << 20;
 
-/// Runs the structural cases that pass the filter.
-pub fn run(suite: &mut Suite) {
-    let steps: [(&str, CaseFn); 3] = [
-        ("permute_f64_64mib_3210", permute_into),
-        ("permute_alloc_f64_64mib_3210", permute_alloc),
-        ("gather_1m_rows", gather_rows),
-    ];
-    for (case, step) in steps {
-        if suite.wants(case)
-            && let Err(e) = step(suite, case)
-        {
-            suite.fail(case, e);
-        }
-    }
+/// The data-movement cases at the run's thread count.
+pub fn cases(threads: usize) -> Vec<Case> {
+    let case = |name: &str| Case::new(name, "movement", Unit::GigabytePerSecond, threads);
+    vec![
+        case("permute_f64_64mib_3210")
+            .peers(&["ndarray", "numpy"])
+            .references(&["memcpy"])
+            .target("ref:memcpy:0.6")
+            .limit("stream_copy")
+            .run(permute_into),
+        case("permute_alloc_f64_64mib_3210")
+            .peers(&["ndarray", "numpy", "jax"])
+            .limit("stream_copy")
+            .run(permute_alloc),
+        case("gather_1m_rows")
+            .peers(&["ndarray", "numpy"])
+            .references(&["rust_loop"])
+            .target("ref:numpy:1")
+            .run(gather_rows),
+    ]
 }
 
 /// The naive reference of a permutation: out[j] = x[i] with j the permuted index.
@@ -63,7 +69,7 @@ fn permute_inputs() -> Result<(Tensor, ArrayD<f64>, Vec<f64>), String> {
 }
 
 /// The permutation kernel against memcpy, both writing into memory that already exists.
-fn permute_into(suite: &mut Suite, case: &str) -> Result<(), String> {
+fn permute_into(suite: &mut Suite) -> Result<(), String> {
     let strata = Strata::with_threads(suite.threads)?;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(strata.budget()).build().map_err(|e| e.to_string())?;
     let (x, nd, want) = permute_inputs()?;
@@ -90,14 +96,14 @@ fn permute_into(suite: &mut Suite, case: &str) -> Result<(), String> {
             })
         }),
     ];
-    suite.measure(case, Unit::GigabytePerSecond, &mut parties, gbps(16.0 * len as f64));
+    suite.measure(&mut parties, gbps(16.0 * len as f64));
     drop(parties);
     failure.map_or(Ok(()), Err)
 }
 
 /// The permutation as users mostly call it: a fresh result each time (page faults of the
 /// new output included, as for every peer here).
-fn permute_alloc(suite: &mut Suite, case: &str) -> Result<(), String> {
+fn permute_alloc(suite: &mut Suite) -> Result<(), String> {
     let strata = Strata::with_threads(suite.threads)?;
     let (x, nd, want) = permute_inputs()?;
     let strata_call = || strata.backend().transpose(&x, &PERM);
@@ -112,12 +118,12 @@ fn permute_alloc(suite: &mut Suite, case: &str) -> Result<(), String> {
         Party::new("strata", || consume(&mut failure, strata_call())),
         Party::new("ndarray", || drop(std::hint::black_box(nd_call()))),
     ];
-    suite.measure(case, Unit::GigabytePerSecond, &mut parties, gbps(16.0 * want.len() as f64));
+    suite.measure(&mut parties, gbps(16.0 * want.len() as f64));
     drop(parties);
     failure.map_or(Ok(()), Err)
 }
 
-fn gather_rows(suite: &mut Suite, case: &str) -> Result<(), String> {
+fn gather_rows(suite: &mut Suite) -> Result<(), String> {
     let strata = Strata::with_threads(suite.threads)?;
     let table_data = random_f64(TABLE_ROWS * ROW_LEN, 41);
     // Pseudo-random row numbers in range (no clamping involved).
@@ -152,7 +158,7 @@ fn gather_rows(suite: &mut Suite, case: &str) -> Result<(), String> {
     ];
     // Bytes: each gathered row read and written once, plus the index read.
     let bytes = (GATHERED * ROW_LEN * 16 + GATHERED * 8) as f64;
-    suite.measure(case, Unit::GigabytePerSecond, &mut parties, gbps(bytes));
+    suite.measure(&mut parties, gbps(bytes));
     drop(parties);
     failure.map_or(Ok(()), Err)
 }
