@@ -48,6 +48,6 @@ pub use error::{BoxedSource, Error, ErrorKind, Result};
 pub use layout::Layout;
 pub use num_complex::Complex;
 pub use scalar::{Scalar, c32, c64};
-pub use tensor::{Tensor, TypedTensor};
+pub use tensor::{BufferRecycler, Tensor, TypedTensor};
 pub use traits::*;
 pub use view::{TensorView, TensorViewMut, TypedView, TypedViewMut};
