@@ -26,8 +26,11 @@ pub(crate) mod trigonometric;
 use strata_tensor::config::{BinaryOp, UnaryOp};
 use strata_tensor::{Result, Tensor, TensorRead, TensorWrite};
 
+use std::marker::PhantomData;
+
 use crate::context::KernelContext;
 use crate::elementwise::{binary, binary_into, named_unary, unary, unary_into};
+use crate::simd::{self, SimdTask};
 
 named_unary! {
     exp, exp_into, Exp;
@@ -148,22 +151,27 @@ macro_rules! real_cores {
 pub(crate) use real_cores;
 
 /// `out[i] = F(a[i])` (through the f64 core, rounded once for f32), with the loop
-/// compiled for the widest SIMD level the CPU has. No fused multiply-add is enabled at
-/// any level, so every level gives the same bits as the scalar core.
+/// compiled for the widest SIMD level the CPU has ([`crate::simd`]). No fused
+/// multiply-add is enabled at any level, so every level gives the same bits as the
+/// scalar core.
 #[inline(always)]
 pub(crate) fn map_slice<T: CoreFloat, F: RealCore>(a: &[T], out: &mut [T]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU reports AVX-512F, the only feature `map_avx512` enables.
-            return unsafe { simd::map_avx512::<T, F>(a, out) };
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU reports AVX2, the only feature `map_avx2` enables.
-            return unsafe { simd::map_avx2::<T, F>(a, out) };
-        }
+    simd::run(MapSlice::<T, F> { a, out, core: PhantomData })
+}
+
+/// The task of [`map_slice`].
+struct MapSlice<'a, T, F> {
+    a: &'a [T],
+    out: &'a mut [T],
+    core: PhantomData<F>,
+}
+
+impl<T: CoreFloat, F: RealCore> SimdTask for MapSlice<'_, T, F> {
+    type Output = ();
+    #[inline(always)]
+    fn run(self) {
+        map_loop::<T, F>(self.a, self.out)
     }
-    map_loop::<T, F>(a, out)
 }
 
 /// Elements per block of [`map_loop`]: a core's out-of-range inputs are patched while the
@@ -185,22 +193,6 @@ fn map_loop<T: CoreFloat, F: RealCore>(a: &[T], out: &mut [T]) {
                 }
             }
         }
-    }
-}
-
-/// The same loop compiled for wider vector units.
-#[cfg(target_arch = "x86_64")]
-mod simd {
-    use super::{CoreFloat, RealCore, map_loop};
-
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn map_avx512<T: CoreFloat, F: RealCore>(a: &[T], out: &mut [T]) {
-        map_loop::<T, F>(a, out)
-    }
-
-    #[target_feature(enable = "avx2")]
-    pub(super) fn map_avx2<T: CoreFloat, F: RealCore>(a: &[T], out: &mut [T]) {
-        map_loop::<T, F>(a, out)
     }
 }
 
