@@ -8,9 +8,13 @@
 //! (measured on the analytic cores, which then ran one call per element).
 //!
 //! Every level computes the same bits: Rust never fuses `a * b + c` into an FMA on its
-//! own, and no task enables FMA, so only the width of the registers changes. Reductions
-//! rely on this (their fixed tree is defined on element positions, not on vector width),
-//! and the tests compare every level the CPU has against the baseline ([`run_at`]).
+//! own, and code that wants a fused multiply-add asks for it with `mul_add`, which rounds
+//! once everywhere (the FMA instruction at the AVX2 and AVX-512 levels, which both
+//! enable FMA and require the CPU to have it; libm's exactly rounded `fma` at the
+//! baseline, correct but slow there). So only the width of the registers changes.
+//! Reductions rely on this (their fixed tree is defined on element positions, not on
+//! vector width), and the tests compare every level the CPU has against the baseline
+//! ([`run_at`]).
 //!
 //! Other ISAs run the portable loop.
 
@@ -30,9 +34,9 @@ pub(crate) trait SimdTask {
 pub(crate) enum SimdLevel {
     /// The target's baseline (SSE2 on x86-64).
     Baseline,
-    /// AVX2 (256-bit registers).
+    /// AVX2 with FMA (256-bit registers).
     Avx2,
-    /// AVX-512F (512-bit registers).
+    /// AVX-512F with FMA (512-bit registers).
     Avx512,
 }
 
@@ -44,10 +48,11 @@ impl SimdLevel {
     fn detect() -> SimdLevel {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx512f") {
+            let fma = std::arch::is_x86_feature_detected!("fma");
+            if fma && std::arch::is_x86_feature_detected!("avx512f") {
                 return SimdLevel::Avx512;
             }
-            if std::arch::is_x86_feature_detected!("avx2") {
+            if fma && std::arch::is_x86_feature_detected!("avx2") {
                 return SimdLevel::Avx2;
             }
         }
@@ -86,11 +91,11 @@ pub(crate) fn run_at<K: SimdTask>(wanted: SimdLevel, task: K) -> K::Output {
     {
         let have = level().min(wanted);
         if have == SimdLevel::Avx512 {
-            // SAFETY: `level()` reported AVX-512F, the only feature `avx512` enables.
+            // SAFETY: `level()` reported AVX-512F and FMA, the features `avx512` enables.
             return unsafe { x86::avx512(task) };
         }
         if have == SimdLevel::Avx2 {
-            // SAFETY: `level()` reported AVX2 (or more), the only feature `avx2` enables.
+            // SAFETY: `level()` reported AVX2 and FMA (or more), the features `avx2` enables.
             return unsafe { x86::avx2(task) };
         }
     }
@@ -103,12 +108,12 @@ pub(crate) fn run_at<K: SimdTask>(wanted: SimdLevel, task: K) -> K::Output {
 mod x86 {
     use super::SimdTask;
 
-    #[target_feature(enable = "avx512f")]
+    #[target_feature(enable = "avx512f,fma")]
     pub(super) fn avx512<K: SimdTask>(task: K) -> K::Output {
         task.run()
     }
 
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,fma")]
     pub(super) fn avx2<K: SimdTask>(task: K) -> K::Output {
         task.run()
     }
