@@ -10,6 +10,11 @@
 //! large buffers, where reuse saves page faults; a buffer under one page has no such
 //! cost. A pool that belongs to a NUMA node serves every output, small ones included, so
 //! that its placement policy decides where all of a node domain's results live.
+//!
+//! **Dropped outputs come back.** A large output taken from the pool carries the pool's
+//! recycler (`BufferLoan::into_tensor`): when the user drops the result, its buffer
+//! returns to the pool (within its byte cap) and the next output of that size reuses
+//! pages that are already mapped instead of faulting fresh ones.
 //! (Recorded in docs/DECISIONS.md.)
 
 use strata_tensor::{Result, Scalar, TypedTensor, shape::checked_len};
@@ -35,7 +40,14 @@ pub(crate) fn fill_output<T: Scalar>(
         Some(pool) if !small || pool.numa_node().is_some() => {
             let loan = pool.acquire_for_overwrite::<T>(len).map_err(|e| e.in_op(op))?;
             let (filled, ()) = loan.write_with(write);
-            filled.into_tensor(shape).map_err(|e| e.in_op(op))
+            if small {
+                // A node pool's small output: placed by the pool, but freed on drop like
+                // any small output (taking the pool's lock to keep a page is no saving).
+                TypedTensor::from_vec(filled.into_vec(), shape).map_err(|e| e.in_op(op))
+            } else {
+                // Comes back to the pool by itself when the result drops.
+                filled.into_tensor(shape).map_err(|e| e.in_op(op))
+            }
         }
         _ => {
             let mut data = if small {
@@ -84,6 +96,32 @@ mod tests {
         let big = filled(&ctx, &[limit + 1]);
         assert_eq!(big.data()[limit], limit as f64);
         assert_eq!(pool.stats().misses, 1, "a large output comes from the pool");
+    }
+
+    #[test]
+    fn dropped_large_outputs_come_back_and_small_ones_never_touch_the_pool() {
+        let pool = BufferPool::new(1 << 24);
+        let ctx = KernelContext::sequential().with_pool(&pool);
+        let len = 4 * SMALL_OUTPUT_BYTES;
+        let first = filled(&ctx, &[len]);
+        let addr = first.data().as_ptr();
+        assert!(first.has_recycler());
+        drop(first);
+        for _ in 0..10 {
+            let again = filled(&ctx, &[len / 2, 2]);
+            assert_eq!(again.data().as_ptr(), addr, "the dropped output's memory is reused");
+            assert_eq!(again.data()[len - 1], (len - 1) as f64);
+        }
+        let s = pool.stats();
+        assert_eq!((s.misses, s.hits, s.returned_on_drop), (1, 10, 11));
+        let small = filled(&ctx, &[SMALL_OUTPUT_BYTES / 8]);
+        assert!(!small.has_recycler());
+        drop(small);
+        assert_eq!(pool.stats().returned_on_drop, 11);
+        // A node pool places small outputs, but they are freed on drop.
+        let node = BufferPool::on_node(1 << 20, 0, std::sync::Arc::new(strata_pool::NoopAllocationPolicy));
+        let small = filled(&KernelContext::sequential().with_pool(&node), &[3]);
+        assert!(!small.has_recycler());
     }
 
     #[test]

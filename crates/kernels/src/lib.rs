@@ -9,6 +9,7 @@
 mod alloc;
 mod context;
 mod par;
+mod simd;
 
 pub mod analytic;
 pub mod contraction;

@@ -15,7 +15,10 @@
 //!   through before it can be read or become a tensor. No undefined behaviour in either:
 //!   see the safety argument on [`OverwriteLoan`].
 //! - A [`BufferLoan`] returns its buffer when dropped, also during a panic, so the
-//!   statistics ([`PoolStats`]) never lose a loan.
+//!   statistics ([`PoolStats`]) never lose a loan. A tensor made from a loan
+//!   ([`BufferLoan::into_tensor`]) brings its buffer back when it drops, within the cap,
+//!   through the [`strata_tensor::BufferRecycler`] it carries (a weak handle: a tensor
+//!   outliving its pool just frees its buffer).
 //! - Every fresh allocation goes through an object-safe [`AllocationPolicy`] with the
 //!   pool's NUMA node and the size, so an engine can first-touch or bind it on its node.
 //! - The uncontended acquire and return of a retained buffer take one short lock each

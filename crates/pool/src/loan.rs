@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use strata_tensor::{Error, Result, Scalar, TypedTensor, shape::checked_len};
 
-use crate::pool::PoolShared;
+use crate::pool::{PoolShared, Returned};
 use crate::raw::LentVec;
 
 /// A buffer of `len` elements lent by a [`BufferPool`](crate::BufferPool).
@@ -15,8 +15,9 @@ use crate::raw::LentVec;
 /// Reads and writes through `Deref`/`DerefMut` to `[T]`. Dropping the loan (also while
 /// unwinding from a panic) returns the buffer to the pool, subject to the cap; the pool's
 /// `outstanding_loans` counts live loans. [`into_vec`](Self::into_vec) and
-/// [`into_tensor`](Self::into_tensor) take the buffer out of the pool for good (it can
-/// come back later through [`BufferPool::recycle`](crate::BufferPool::recycle)).
+/// [`into_tensor`](Self::into_tensor) end the loan: a vector leaves the pool for good (it
+/// can come back through [`BufferPool::recycle`](crate::BufferPool::recycle)), a tensor
+/// brings its buffer back by itself when it drops.
 ///
 /// A loan is typed: its buffer can only go back to the pool under its own dtype, so a
 /// wrong-dtype release cannot be expressed.
@@ -53,9 +54,25 @@ impl<T: Scalar> BufferLoan<T> {
         self.detach().into_vec()
     }
 
-    /// Takes the buffer out of the pool as a row-major tensor of `shape`. When the
-    /// shape's element count differs from the loan's length the error names both and the
-    /// buffer returns to the pool.
+    /// Ends the loan, giving its buffer as a row-major tensor of `shape`. When that tensor
+    /// (or a clone of it) drops, its buffer comes back to this pool by itself, within the
+    /// cap like any returned buffer (counted in
+    /// [`PoolStats::returned_on_drop`](crate::PoolStats::returned_on_drop)); if the pool is
+    /// gone by then, the buffer is simply freed. `into_vec` on the tensor takes the buffer
+    /// away for good. When the shape's element count differs from the loan's length the
+    /// error names both and the buffer returns to the pool.
+    ///
+    /// ```
+    /// use strata_pool::BufferPool;
+    /// let pool = BufferPool::new(1 << 20);
+    /// let loan = pool.acquire_zeroed::<f64>(1024).unwrap();
+    /// let t = loan.into_tensor(&[32, 32]).unwrap();
+    /// drop(t); // the 8 KiB come back
+    /// assert_eq!((pool.stats().buffers, pool.stats().returned_on_drop), (1, 1));
+    /// let again = pool.acquire_zeroed::<f64>(1024).unwrap();
+    /// assert_eq!(pool.stats().hits, 1);
+    /// # drop(again);
+    /// ```
     pub fn into_tensor(self, shape: &[usize]) -> Result<TypedTensor<T>> {
         const OP: &str = "BufferLoan::into_tensor";
         let len = checked_len(OP, shape)?;
@@ -65,7 +82,12 @@ impl<T: Scalar> BufferLoan<T> {
                 format!("shape {shape:?} needs {len} elements, the loan holds {}", self.len()),
             ));
         }
-        TypedTensor::from_vec(self.into_vec(), shape).map_err(|e| e.in_op(OP))
+        let pool = self.pool.as_ref().map(|p| p.drop_return());
+        let tensor = TypedTensor::from_vec(self.into_vec(), shape).map_err(|e| e.in_op(OP))?;
+        Ok(match pool {
+            Some(way_back) => tensor.with_recycler(way_back),
+            None => tensor,
+        })
     }
 
     /// Ends the loan in the accounting and hands over its vector.
@@ -95,7 +117,7 @@ impl<T: Scalar> Drop for BufferLoan<T> {
     fn drop(&mut self) {
         if let Some(pool) = self.pool.take() {
             let lent = mem::replace(&mut self.lent, LentVec::empty());
-            pool.retain(lent.into_erased(), true);
+            pool.retain(lent.into_erased(), Returned::Loan);
         }
     }
 }

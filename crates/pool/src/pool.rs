@@ -1,9 +1,9 @@
 //! The pool itself: the retention cap, statistics, the acquire paths and the return path.
 
 use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
-use strata_tensor::{Error, Result, Scalar, Tensor, TypedTensor, dispatch_dtype};
+use strata_tensor::{BufferRecycler, Error, Result, Scalar, Tensor, TypedTensor, dispatch_dtype};
 
 use crate::loan::{BufferLoan, OverwriteLoan};
 use crate::policy::{AllocationPolicy, AllocationRequest, FreshMemory, NoopAllocationPolicy};
@@ -45,6 +45,10 @@ pub struct PoolStats {
     pub outstanding_loans: usize,
     /// Bytes of fresh memory allocated by misses.
     pub fresh_bytes: u64,
+    /// Buffers that came back on their own when a tensor made by
+    /// [`BufferLoan::into_tensor`] dropped (each then retained or discarded like any
+    /// returned buffer).
+    pub returned_on_drop: u64,
 }
 
 /// Everything the lock guards.
@@ -58,6 +62,32 @@ pub(crate) struct PoolShared {
     state: Mutex<PoolState>,
     policy: Arc<dyn AllocationPolicy>,
     node: Option<usize>,
+    /// What tensors made from this pool's loans carry: a weak way back here.
+    drop_return: Arc<dyn BufferRecycler>,
+}
+
+/// How a buffer came back to the pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Returned {
+    /// A loan dropped.
+    Loan,
+    /// Handed back by `recycle`.
+    Recycled,
+    /// A tensor made from a loan dropped.
+    OnDrop,
+}
+
+/// The way back from a tensor to the pool that lent its buffer. It holds the pool
+/// weakly: a tensor that outlives every handle and loan of its pool frees its buffer as
+/// any vector would, and never keeps a dead pool's retained memory alive.
+struct DropReturn(Weak<PoolShared>);
+
+impl BufferRecycler for DropReturn {
+    fn recycle(&self, buffer: Tensor) {
+        if let Some(pool) = self.0.upgrade() {
+            pool.take_back_dropped(buffer);
+        }
+    }
 }
 
 /// A bounded pool of typed host buffers for all seven strata dtypes.
@@ -72,7 +102,9 @@ pub(crate) struct PoolShared {
 /// capacities); with none, fresh memory of exactly `n` bytes is allocated. So a 1 GiB
 /// buffer is never lent for 1 KiB.
 ///
-/// **Retention.** A buffer comes back when its loan drops (also during a panic), or by
+/// **Retention.** A buffer comes back when its loan drops (also during a panic), when a
+/// tensor made from a loan ([`BufferLoan::into_tensor`]) drops (the tensor holds the pool
+/// weakly: once the pool is gone, its tensors free their buffers normally), or by
 /// [`recycle`](Self::recycle)/[`recycle_tensor`](Self::recycle_tensor). It is retained
 /// as the most recently used buffer, after which least recently used buffers (of any
 /// dtype) are freed until `retained_bytes <= cap_bytes`; a buffer larger than the cap on
@@ -160,7 +192,13 @@ impl BufferPool {
     fn build(cap_bytes: usize, policy: Arc<dyn AllocationPolicy>, node: Option<usize>) -> Self {
         let stats = PoolStats { cap_bytes, ..PoolStats::default() };
         let state = PoolState { retained: RetainedBuffers::new(), stats };
-        BufferPool { shared: Arc::new(PoolShared { state: Mutex::new(state), policy, node }) }
+        let shared = Arc::new_cyclic(|weak| PoolShared {
+            state: Mutex::new(state),
+            policy,
+            node,
+            drop_return: Arc::new(DropReturn(Weak::clone(weak))),
+        });
+        BufferPool { shared }
     }
 
     /// The NUMA node the pool belongs to, if any.
@@ -253,7 +291,7 @@ impl BufferPool {
         if v.capacity() == 0 {
             return;
         }
-        self.shared.retain(ErasedBuffer::from_vec(v), false);
+        self.shared.retain(ErasedBuffer::from_vec(v), Returned::Recycled);
     }
 
     /// Returns a typed tensor's buffer to the pool (subject to the cap).
@@ -339,15 +377,17 @@ impl PoolShared {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Takes back a buffer; `from_loan` also ends a loan in the accounting.
-    pub(crate) fn retain(&self, buffer: ErasedBuffer, from_loan: bool) {
+    /// Takes back a buffer, ending its loan in the accounting when it comes from one.
+    pub(crate) fn retain(&self, buffer: ErasedBuffer, from: Returned) {
         // `Vec::new` does not allocate: only an actual eviction pays for the list.
         let mut freed = Vec::new();
         let mut discarded = None;
         {
             let mut state = self.lock();
-            if from_loan {
-                state.end_loan();
+            match from {
+                Returned::Loan => state.end_loan(),
+                Returned::OnDrop => state.stats.returned_on_drop += 1,
+                Returned::Recycled => {}
             }
             if buffer.capacity() == 0 {
                 // Nothing to keep: an empty loan's buffer.
@@ -369,6 +409,20 @@ impl PoolShared {
     /// Ends a loan whose buffer left the pool (`into_vec`).
     pub(crate) fn forget_loan(&self) {
         self.lock().end_loan();
+    }
+
+    /// The recycler a tensor made from one of this pool's loans carries.
+    pub(crate) fn drop_return(&self) -> Arc<dyn BufferRecycler> {
+        Arc::clone(&self.drop_return)
+    }
+
+    /// Takes back the buffer of a dropped tensor made from one of this pool's loans.
+    fn take_back_dropped(&self, buffer: Tensor) {
+        dispatch_dtype!(buffer.dtype(), T => {
+            if let Ok(typed) = T::from_tensor(buffer) {
+                self.retain(ErasedBuffer::from_vec(typed.into_vec()), Returned::OnDrop);
+            }
+        })
     }
 }
 

@@ -1,12 +1,12 @@
-//! Randomized sequences of acquires, returns, recycles, `into_vec` and cap changes over
-//! all seven dtypes, checked step by step against an independent model of the pool's
+//! Randomized sequences of acquires, returns, recycles, `into_vec`, tensors made from
+//! loans (dropped, or taken apart with `into_vec`) and cap changes over all seven dtypes, checked step by step against an independent model of the pool's
 //! documented rules (best fit within the over-size bound, LRU eviction across dtypes,
 //! discards above the cap). After every step: retained bytes <= cap, and every counter
 //! and every lent capacity equals the model's.
 
 use proptest::prelude::*;
 use strata_pool::{BufferLoan, BufferPool, PoolStats, REUSE_SLACK_BYTES};
-use strata_tensor::{DType, Scalar, dispatch_dtype};
+use strata_tensor::{DType, Scalar, TypedTensor, dispatch_dtype};
 
 /// The documented rules, written as plainly as possible: a list of retained buffers
 /// (dtype, capacity in bytes, address), least recently used first.
@@ -18,6 +18,7 @@ struct Model {
     misses: u64,
     evictions: u64,
     discards: u64,
+    returned_on_drop: u64,
     outstanding: usize,
 }
 
@@ -82,6 +83,7 @@ impl Model {
             (self.hits, self.misses, self.evictions, self.discards)
         );
         assert_eq!(s.outstanding_loans, self.outstanding);
+        assert_eq!(s.returned_on_drop, self.returned_on_drop);
     }
 }
 
@@ -96,6 +98,39 @@ trait LiveLoan {
     fn leave_and_recycle(self: Box<Self>, pool: &BufferPool) -> (usize, usize);
     /// Takes the buffer out of the pool for good.
     fn leave(self: Box<Self>);
+    /// Ends the loan as a tensor, which returns the buffer when it drops.
+    fn into_tensor(self: Box<Self>) -> Box<dyn LiveTensor>;
+}
+
+/// A tensor made from a loan, with what the loan knew about its buffer.
+trait LiveTensor {
+    fn dtype(&self) -> DType;
+    fn capacity_bytes(&self) -> usize;
+    fn addr(&self) -> usize;
+    /// Takes the buffer away for good (checking its contents).
+    fn leave(self: Box<Self>);
+}
+
+struct HeldTensor<T: Scalar> {
+    tensor: TypedTensor<T>,
+    capacity_bytes: usize,
+    written: T,
+}
+
+impl<T: Scalar> LiveTensor for HeldTensor<T> {
+    fn dtype(&self) -> DType {
+        T::DTYPE
+    }
+    fn capacity_bytes(&self) -> usize {
+        self.capacity_bytes
+    }
+    fn addr(&self) -> usize {
+        self.tensor.data().as_ptr() as usize
+    }
+    fn leave(self: Box<Self>) {
+        let v = self.tensor.into_vec();
+        assert!(v.iter().all(|&x| x == self.written));
+    }
 }
 
 struct Held<T: Scalar> {
@@ -124,6 +159,14 @@ impl<T: Scalar> LiveLoan for Held<T> {
     fn leave(self: Box<Self>) {
         let v = self.loan.into_vec();
         assert!(v.iter().all(|&x| x == self.written));
+    }
+    fn into_tensor(self: Box<Self>) -> Box<dyn LiveTensor> {
+        let capacity_bytes = self.capacity_bytes();
+        let len = self.loan.len();
+        // INVARIANT (of the test): `[len]` always has the loan's element count.
+        let tensor = self.loan.into_tensor(&[len]).unwrap();
+        assert!(len == 0 || tensor.has_recycler());
+        Box::new(HeldTensor { tensor, capacity_bytes, written: self.written })
     }
 }
 
@@ -158,6 +201,9 @@ enum Step {
     Drop(usize),
     IntoVecRecycle(usize),
     IntoVecKeep(usize),
+    IntoTensor(usize),
+    DropTensor(usize),
+    TensorIntoVec(usize),
     Recycle {
         dtype: usize,
         len: usize,
@@ -175,6 +221,9 @@ fn step() -> impl Strategy<Value = Step> {
         5 => any::<usize>().prop_map(Step::Drop),
         1 => any::<usize>().prop_map(Step::IntoVecRecycle),
         1 => any::<usize>().prop_map(Step::IntoVecKeep),
+        2 => any::<usize>().prop_map(Step::IntoTensor),
+        2 => any::<usize>().prop_map(Step::DropTensor),
+        1 => any::<usize>().prop_map(Step::TensorIntoVec),
         1 => (0..7usize, 0..500usize, 0..200usize).prop_map(|(dtype, len, spare)| Step::Recycle { dtype, len, spare }),
         1 => prop_oneof![Just(0usize), 0..20_000usize, 20_000..80_000usize].prop_map(Step::SetCap),
     ]
@@ -198,6 +247,7 @@ proptest! {
         let pool = BufferPool::new(cap);
         let mut model = Model { cap, ..Model::default() };
         let mut live: Vec<Box<dyn LiveLoan>> = Vec::new();
+        let mut tensors: Vec<Box<dyn LiveTensor>> = Vec::new();
         for s in steps {
             match s {
                 Step::Acquire { dtype, len, zeroed } => {
@@ -241,6 +291,22 @@ proptest! {
                     live.swap_remove(i % live.len()).leave();
                     model.outstanding -= 1;
                 }
+                Step::IntoTensor(i) if !live.is_empty() => {
+                    tensors.push(live.swap_remove(i % live.len()).into_tensor());
+                    model.outstanding -= 1;
+                }
+                Step::DropTensor(i) if !tensors.is_empty() => {
+                    let t = tensors.swap_remove(i % tensors.len());
+                    let (dtype, bytes, addr) = (t.dtype(), t.capacity_bytes(), t.addr());
+                    drop(t);
+                    if bytes > 0 {
+                        model.returned_on_drop += 1;
+                    }
+                    model.give_back(dtype, bytes, addr);
+                }
+                Step::TensorIntoVec(i) if !tensors.is_empty() => {
+                    tensors.swap_remove(i % tensors.len()).leave();
+                }
                 Step::Recycle { dtype, len, spare } => {
                     let dtype = DType::ALL[dtype];
                     let (bytes, addr) = dispatch_dtype!(dtype, T => recycle_fresh::<T>(&pool, len, spare));
@@ -251,11 +317,17 @@ proptest! {
                     model.cap = c;
                     model.evict();
                 }
-                Step::Drop(_) | Step::IntoVecRecycle(_) | Step::IntoVecKeep(_) => {}
+                Step::Drop(_)
+                | Step::IntoVecRecycle(_)
+                | Step::IntoVecKeep(_)
+                | Step::IntoTensor(_)
+                | Step::DropTensor(_)
+                | Step::TensorIntoVec(_) => {}
             }
             model.check(pool.stats());
         }
         drop(live);
+        drop(tensors);
         prop_assert_eq!(pool.stats().outstanding_loans, 0);
         prop_assert!(pool.stats().retained_bytes <= pool.stats().cap_bytes);
     }

@@ -52,7 +52,7 @@ pub use error::{BoxedSource, Error, ErrorKind, Result};
 pub use layout::Layout;
 pub use num_complex::Complex;
 pub use scalar::{Scalar, c32, c64};
-pub use tensor::{Tensor, TypedTensor};
+pub use tensor::{BufferRecycler, Tensor, TypedTensor};
 pub use traits::*;
 pub use value::ScalarValue;
 pub use view::{TensorView, TensorViewMut, TypedView, TypedViewMut};

@@ -1,4 +1,8 @@
-//! Owned tensors: a compact row-major buffer plus its shape, typed and dtype-erased.
+//! Owned tensors: a compact row-major buffer plus its shape, typed and dtype-erased, and
+//! the optional return path of a buffer that came from a pool ([`BufferRecycler`]).
+
+use std::fmt;
+use std::sync::Arc;
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -8,9 +12,67 @@ use crate::scalar::{Scalar, c32, c64};
 use crate::shape::checked_len;
 use crate::view::{TensorView, TensorViewMut, TypedView, TypedViewMut};
 
+/// Where the buffer of a dropped tensor goes: the memory pool it came from.
+///
+/// A tensor built by a pool (strata-pool's `BufferLoan::into_tensor`) carries one, so
+/// that dropping the result of an op hands its buffer back instead of freeing it, and the
+/// next output of that size reuses pages that are already mapped. This crate only calls
+/// the trait; it knows nothing about pools. The implementor decides whether to keep the
+/// buffer (strata-pool keeps it within its byte cap, evicting the least recently used)
+/// or to free it, and must not panic.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use strata_tensor::{BufferRecycler, Tensor, TypedTensor};
+/// #[derive(Default)]
+/// struct Collect(Mutex<Vec<Tensor>>);
+/// impl BufferRecycler for Collect {
+///     fn recycle(&self, buffer: Tensor) {
+///         self.0.lock().unwrap().push(buffer);
+///     }
+/// }
+/// let sink = Arc::new(Collect::default());
+/// let t = TypedTensor::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[2, 2]).unwrap().with_recycler(sink.clone());
+/// let copy = t.clone(); // a clone goes back to the same place
+/// drop(t);
+/// drop(copy.into_vec()); // a buffer taken out with `into_vec` leaves for good
+/// let back = sink.0.lock().unwrap();
+/// assert_eq!(back.len(), 1);
+/// assert_eq!(back[0].shape(), &[4]); // the buffer, as a rank-1 tensor of its elements
+/// ```
+pub trait BufferRecycler: Send + Sync {
+    /// Takes back the buffer of a dropped tensor, as a rank-1 tensor of its elements
+    /// (its capacity may exceed its length). Called from whichever thread dropped it.
+    fn recycle(&self, buffer: Tensor);
+}
+
+/// A tensor's way back to its recycler: the sink, and the typed function that hands a
+/// `Vec<T>` to it (captured where `T: Scalar` is known, so `Drop` needs no bound).
+struct ReturnPath<T> {
+    sink: Arc<dyn BufferRecycler>,
+    give: fn(&dyn BufferRecycler, Vec<T>),
+}
+
+impl<T> Clone for ReturnPath<T> {
+    fn clone(&self) -> Self {
+        ReturnPath { sink: Arc::clone(&self.sink), give: self.give }
+    }
+}
+
+/// Hands `data` to `sink` as a rank-1 tensor.
+fn give_back<T: Scalar>(sink: &dyn BufferRecycler, data: Vec<T>) {
+    let shape = Extents::from_slice(&[data.len()]);
+    sink.recycle(T::into_tensor(TypedTensor { data, shape, recycler: None }));
+}
+
 /// An owned tensor of element type `T`: a compact row-major buffer and its shape.
 ///
 /// Invariant: `data.len()` equals the product of `shape` (1 for rank 0).
+///
+/// A tensor may carry a [`BufferRecycler`] (those made by a buffer pool do): when it
+/// drops, its buffer goes there instead of to the allocator. Clones, reshapes and the
+/// erased [`Tensor`] keep the recycler; [`into_vec`](Self::into_vec) and
+/// [`into_parts`](Self::into_parts) give the buffer away for good.
 ///
 /// ```
 /// use strata_tensor::TypedTensor;
@@ -22,10 +84,37 @@ use crate::view::{TensorView, TensorViewMut, TypedView, TypedViewMut};
 /// assert_eq!(s.rank(), 0);
 /// assert_eq!(s.into_vec(), vec![7]);
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone)]
 pub struct TypedTensor<T> {
     data: Vec<T>,
     shape: Extents,
+    /// Where `data` goes on drop; `None` frees it.
+    recycler: Option<ReturnPath<T>>,
+}
+
+impl<T> Drop for TypedTensor<T> {
+    #[inline]
+    fn drop(&mut self) {
+        if let Some(path) = self.recycler.take() {
+            let data = std::mem::take(&mut self.data);
+            if data.capacity() > 0 {
+                (path.give)(&*path.sink, data);
+            }
+        }
+    }
+}
+
+impl<T: PartialEq> PartialEq for TypedTensor<T> {
+    /// Equal shapes and elements (where the buffer goes on drop does not count).
+    fn eq(&self, other: &Self) -> bool {
+        self.shape == other.shape && self.data == other.data
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for TypedTensor<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TypedTensor").field("data", &self.data).field("shape", &self.shape).finish()
+    }
 }
 
 impl<T: Scalar> TypedTensor<T> {
@@ -39,7 +128,7 @@ impl<T: Scalar> TypedTensor<T> {
                 format!("shape {shape:?} needs {len} elements, the buffer has {}", data.len()),
             ));
         }
-        Ok(TypedTensor { data, shape: Extents::from_slice(shape) })
+        Ok(TypedTensor { data, shape: Extents::from_slice(shape), recycler: None })
     }
 
     /// A tensor of zeros (`false` for bool).
@@ -51,7 +140,7 @@ impl<T: Scalar> TypedTensor<T> {
     pub fn filled(shape: &[usize], value: T) -> Result<Self> {
         let len = checked_len("TypedTensor::filled", shape)?;
         let data = try_vec_filled("TypedTensor::filled", len, value)?;
-        Ok(TypedTensor { data, shape: Extents::from_slice(shape) })
+        Ok(TypedTensor { data, shape: Extents::from_slice(shape), recycler: None })
     }
 
     /// A tensor whose element at multi-index `i` is `f(i)`, visited in row-major order.
@@ -72,12 +161,12 @@ impl<T: Scalar> TypedTensor<T> {
                 index[axis] = 0;
             }
         }
-        Ok(TypedTensor { data, shape: Extents::from_slice(shape) })
+        Ok(TypedTensor { data, shape: Extents::from_slice(shape), recycler: None })
     }
 
     /// A rank-0 tensor holding `value`.
     pub fn scalar(value: T) -> Self {
-        TypedTensor { data: vec![value], shape: Extents::from_slice(&[]) }
+        TypedTensor { data: vec![value], shape: Extents::from_slice(&[]), recycler: None }
     }
 
     /// The extents, outermost first.
@@ -128,18 +217,41 @@ impl<T: Scalar> TypedTensor<T> {
         self.data.get(flat)
     }
 
-    /// Consumes the tensor, giving its row-major buffer.
-    pub fn into_vec(self) -> Vec<T> {
-        self.data
+    /// Consumes the tensor, giving its row-major buffer (which then no longer goes back
+    /// to a recycler).
+    pub fn into_vec(mut self) -> Vec<T> {
+        self.recycler = None;
+        std::mem::take(&mut self.data)
     }
 
-    /// Consumes the tensor, giving its buffer and shape.
-    pub fn into_parts(self) -> (Vec<T>, Vec<usize>) {
-        (self.data, self.shape.into_vec())
+    /// Consumes the tensor, giving its buffer and shape (the buffer no longer goes back
+    /// to a recycler).
+    pub fn into_parts(mut self) -> (Vec<T>, Vec<usize>) {
+        self.recycler = None;
+        let shape = std::mem::replace(&mut self.shape, Extents::from_slice(&[]));
+        (std::mem::take(&mut self.data), shape.into_vec())
+    }
+
+    /// The same tensor, whose buffer goes to `recycler` when it drops (replacing any
+    /// earlier recycler).
+    pub fn with_recycler(mut self, recycler: Arc<dyn BufferRecycler>) -> Self {
+        self.recycler = Some(ReturnPath { sink: recycler, give: give_back::<T> });
+        self
+    }
+
+    /// The same tensor, whose buffer is freed when it drops.
+    pub fn without_recycler(mut self) -> Self {
+        self.recycler = None;
+        self
+    }
+
+    /// Whether the buffer goes to a recycler when the tensor drops.
+    pub fn has_recycler(&self) -> bool {
+        self.recycler.is_some()
     }
 
     /// Reinterprets the same row-major buffer under another shape of equal element count.
-    pub fn reshape(self, shape: &[usize]) -> Result<Self> {
+    pub fn reshape(mut self, shape: &[usize]) -> Result<Self> {
         let len = checked_len("reshape", shape)?;
         if len != self.data.len() {
             return Err(Error::shape_mismatch(
@@ -151,7 +263,8 @@ impl<T: Scalar> TypedTensor<T> {
                 ),
             ));
         }
-        Ok(TypedTensor { data: self.data, shape: Extents::from_slice(shape) })
+        self.shape = Extents::from_slice(shape);
+        Ok(self)
     }
 
     /// A view of the whole tensor (row-major strides, offset 0).

@@ -4,8 +4,9 @@
 //!
 //! On real floats, exp, expm1 and tanh (`exponential.rs`), log and log1p
 //! (`logarithm.rs`), sin and cos (`trigonometric.rs`) are our own branch-free f64 cores,
-//! run over slices by `map_slice` at the widest SIMD level the CPU has and giving the
-//! same bits on every path; each documents its method and tested error against glibc.
+//! and exp, log, sin, cos and tanh also have native f32 cores (f32 expm1 and log1p round
+//! the f64 core); `map_slice` runs them over slices at the widest SIMD level the CPU has,
+//! giving the same bits on every path; each documents its method and tested error.
 //! sqrt is the hardware's and real pow is libm's. The complex functions (`complex.rs`)
 //! are our own formulas on f64 parts, free of cancellation, with jax.lax's special values.
 //!
@@ -28,8 +29,11 @@ pub(crate) mod trigonometric;
 use strata_tensor::config::{BinaryOp, UnaryOp};
 use strata_tensor::{Result, Tensor, TensorRead, TensorWrite};
 
+use std::marker::PhantomData;
+
 use crate::context::KernelContext;
 use crate::elementwise::{binary, binary_into, named_unary, unary, unary_into};
+use crate::simd::{self, SimdTask};
 
 named_unary! {
     exp, exp_into, Exp;
@@ -54,65 +58,111 @@ pub fn pow_into(ctx: &KernelContext<'_>, a: TensorRead<'_>, b: TensorRead<'_>, o
     binary_into(ctx, BinaryOp::Pow, a, b, out)
 }
 
-/// The real floats whose analytic functions run through an f64 core (f32 widens exactly
-/// and rounds the result once).
+/// The real floats the analytic cores run on: f64 through each function's f64 core; f32
+/// through its native f32 core where it has one (16 lanes per AVX-512 register instead
+/// of 8), else through the f64 core, widened exactly and rounded once. This impl pair is
+/// the one place that choice is made.
 pub(crate) trait CoreFloat: Copy {
-    /// Widens to f64 (exact).
-    fn widen(self) -> f64;
-    /// Rounds an f64 result to this type.
-    fn narrow(x: f64) -> Self;
+    /// `F` at `self` by the core (valid unless [`Self::outside`]).
+    fn core<F: RealCore>(self) -> Self;
+    /// Whether `self` is outside the core's range (never, unless `F::HAS_FALLBACK`).
+    fn outside<F: RealCore>(self) -> bool;
+    /// `F` at an input outside the core's range.
+    fn fallback<F: RealCore>(self) -> Self;
 }
 
 impl CoreFloat for f64 {
     #[inline(always)]
-    fn widen(self) -> f64 {
-        self
+    fn core<F: RealCore>(self) -> Self {
+        F::core(self)
     }
     #[inline(always)]
-    fn narrow(x: f64) -> Self {
-        x
+    fn outside<F: RealCore>(self) -> bool {
+        F::outside(self)
+    }
+    fn fallback<F: RealCore>(self) -> Self {
+        F::fallback(self)
     }
 }
 
 impl CoreFloat for f32 {
     #[inline(always)]
-    fn widen(self) -> f64 {
-        f64::from(self)
+    fn core<F: RealCore>(self) -> Self {
+        F::core_f32(self)
     }
     #[inline(always)]
-    fn narrow(x: f64) -> Self {
-        x as f32
+    fn outside<F: RealCore>(self) -> bool {
+        F::outside_f32(self)
+    }
+    fn fallback<F: RealCore>(self) -> Self {
+        F::fallback_f32(self)
     }
 }
 
-/// A real function with an f64 core, for [`map_slice`]. The core is an associated
-/// function rather than a closure because a closure's call shim is not reliably inlined
-/// into the SIMD loop (measured: tanh and log1p ran one call per element, slower than libm).
+/// A real function with an f64 core and optionally a native f32 one, for
+/// [`map_slice`]. The cores are associated functions rather than closures because a
+/// closure's call shim is not reliably inlined into the SIMD loop (measured: tanh and
+/// log1p ran one call per element, slower than libm).
 pub(crate) trait RealCore {
-    /// Whether some inputs are outside the core's range and go to [`Self::fallback`].
+    /// Whether some inputs are outside the cores' range and go to the fallbacks.
     const HAS_FALLBACK: bool = false;
 
     /// The function in f64: straight-line arithmetic, `#[inline(always)]`.
     fn core(x: f64) -> f64;
 
-    /// Whether `x` is outside the core's range (never, unless `HAS_FALLBACK`).
+    /// The function in f32; by default the f64 core, rounded once.
+    #[inline(always)]
+    fn core_f32(x: f32) -> f32 {
+        Self::core(f64::from(x)) as f32
+    }
+
+    /// Whether `x` is outside the f64 core's range (never, unless `HAS_FALLBACK`).
     #[inline(always)]
     fn outside(x: f64) -> bool {
         let _ = x;
         false
     }
 
-    /// The function at an input outside the core's range.
+    /// The function at an input outside the f64 core's range.
     fn fallback(x: f64) -> f64 {
         x
     }
+
+    /// Whether `x` is outside the f32 core's range; by default the f64 core's.
+    #[inline(always)]
+    fn outside_f32(x: f32) -> bool {
+        Self::outside(f64::from(x))
+    }
+
+    /// The function at an input outside the f32 core's range: the f64 path, rounded once.
+    fn fallback_f32(x: f32) -> f32 {
+        let x = f64::from(x);
+        (if Self::outside(x) { Self::fallback(x) } else { Self::core(x) }) as f32
+    }
 }
 
-/// The polynomial with `coefficients` (highest degree first) at `x`, by Horner's rule:
-/// the one evaluation order every core's series uses.
+/// The polynomial with `coefficients` (highest degree first) at `x`, by Horner's rule
+/// with fused multiply-adds: the one evaluation order every f64 core's series uses.
+/// `mul_add` rounds once on every path (an FMA instruction at the AVX2 and AVX-512
+/// levels, which enable it; libm's exactly rounded `fma` at the baseline), so the bits
+/// are the same everywhere.
 #[inline(always)]
 pub(crate) fn horner(x: f64, coefficients: &[f64]) -> f64 {
-    coefficients[1..].iter().fold(coefficients[0], |acc, &c| acc * x + c)
+    let mut acc = coefficients[0];
+    for &c in &coefficients[1..] {
+        acc = acc.mul_add(x, c);
+    }
+    acc
+}
+
+/// [`horner`] in f32, for the native f32 cores.
+#[inline(always)]
+pub(crate) fn horner_f32(x: f32, coefficients: &[f32]) -> f32 {
+    let mut acc = coefficients[0];
+    for &c in &coefficients[1..] {
+        acc = acc.mul_add(x, c);
+    }
+    acc
 }
 
 /// `a + b` as the rounded sum and its exact error (Knuth's two-sum: no ordering needed).
@@ -127,13 +177,13 @@ pub(crate) fn two_sum(a: f64, b: f64) -> (f64, f64) {
 /// `F` of one value: the same bits as every slice path.
 #[inline(always)]
 pub(crate) fn value<F: RealCore, T: CoreFloat>(x: T) -> T {
-    let x = x.widen();
-    T::narrow(if F::HAS_FALLBACK && F::outside(x) { F::fallback(x) } else { F::core(x) })
+    if F::HAS_FALLBACK && x.outside::<F>() { x.fallback::<F>() } else { x.core::<F>() }
 }
 
-/// Declares unit types whose [`RealCore`] is the named `#[inline(always)]` core.
+/// Declares unit types whose [`RealCore`] is the named `#[inline(always)]` f64 core, and
+/// optionally a native f32 core (`Name => f64_core, f32_core;`).
 macro_rules! real_cores {
-    ($($(#[$doc:meta])* $name:ident => $core:ident;)*) => {
+    ($($(#[$doc:meta])* $name:ident => $core:ident $(, $core32:ident)?;)*) => {
         $(
             $(#[$doc])*
             pub(crate) struct $name;
@@ -143,6 +193,12 @@ macro_rules! real_cores {
                 fn core(x: f64) -> f64 {
                     $core(x)
                 }
+                $(
+                    #[inline(always)]
+                    fn core_f32(x: f32) -> f32 {
+                        $core32(x)
+                    }
+                )?
             }
         )*
     };
@@ -150,22 +206,27 @@ macro_rules! real_cores {
 pub(crate) use real_cores;
 
 /// `out[i] = F(a[i])` (through the f64 core, rounded once for f32), with the loop
-/// compiled for the widest SIMD level the CPU has. No fused multiply-add is enabled at
-/// any level, so every level gives the same bits as the scalar core.
+/// compiled for the widest SIMD level the CPU has ([`crate::simd`]). No fused
+/// multiply-add is enabled at any level, so every level gives the same bits as the
+/// scalar core.
 #[inline(always)]
 pub(crate) fn map_slice<T: CoreFloat, F: RealCore>(a: &[T], out: &mut [T]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU reports AVX-512F, the only feature `map_avx512` enables.
-            return unsafe { simd::map_avx512::<T, F>(a, out) };
-        }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU reports AVX2, the only feature `map_avx2` enables.
-            return unsafe { simd::map_avx2::<T, F>(a, out) };
-        }
+    simd::run(MapSlice::<T, F> { a, out, core: PhantomData })
+}
+
+/// The task of [`map_slice`].
+struct MapSlice<'a, T, F> {
+    a: &'a [T],
+    out: &'a mut [T],
+    core: PhantomData<F>,
+}
+
+impl<T: CoreFloat, F: RealCore> SimdTask for MapSlice<'_, T, F> {
+    type Output = ();
+    #[inline(always)]
+    fn run(self) {
+        map_loop::<T, F>(self.a, self.out)
     }
-    map_loop::<T, F>(a, out)
 }
 
 /// Elements per block of [`map_loop`]: a core's out-of-range inputs are patched while the
@@ -178,38 +239,25 @@ fn map_loop<T: CoreFloat, F: RealCore>(a: &[T], out: &mut [T]) {
         // The core on every element (the vectorised loop), then the rare inputs outside
         // its range one by one.
         for (o, &x) in out.iter_mut().zip(a) {
-            *o = T::narrow(F::core(x.widen()));
+            *o = x.core::<F>();
         }
-        if F::HAS_FALLBACK && a.iter().any(|&x| F::outside(x.widen())) {
+        if F::HAS_FALLBACK && a.iter().any(|&x| x.outside::<F>()) {
             for (o, &x) in out.iter_mut().zip(a) {
-                if F::outside(x.widen()) {
-                    *o = T::narrow(F::fallback(x.widen()));
+                if x.outside::<F>() {
+                    *o = x.fallback::<F>();
                 }
             }
         }
     }
 }
 
-/// The same loop compiled for wider vector units.
-#[cfg(target_arch = "x86_64")]
-mod simd {
-    use super::{CoreFloat, RealCore, map_loop};
-
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn map_avx512<T: CoreFloat, F: RealCore>(a: &[T], out: &mut [T]) {
-        map_loop::<T, F>(a, out)
-    }
-
-    #[target_feature(enable = "avx2")]
-    pub(super) fn map_avx2<T: CoreFloat, F: RealCore>(a: &[T], out: &mut [T]) {
-        map_loop::<T, F>(a, out)
-    }
-}
-
 /// Helpers of the analytic functions' accuracy tests.
 #[cfg(test)]
 pub(crate) mod test_support {
-    use super::{RealCore, map_slice, value};
+    use std::marker::PhantomData;
+
+    use super::{MapSlice, RealCore, map_slice, value};
+    use crate::simd::{self, SimdLevel};
 
     /// Distance in units of the last place of `want` (at the subnormal spacing below the
     /// normal range); 0 when both are the same infinity, zero or NaN.
@@ -240,31 +288,52 @@ pub(crate) mod test_support {
         same as f64 / xs.len() as f64
     }
 
-    /// Runs `F` over f32 inputs and checks every result within one f32 spacing of the f64
-    /// `reference` (an infinity where the reference lies beyond f32's range).
-    pub(crate) fn check_f32<F: RealCore>(name: &str, xs: &[f32], reference: impl Fn(f64) -> f64) {
+    /// Runs `F` over f32 inputs and checks every result within `max_eps` units of
+    /// `eps · |want|` of the f64 `reference` (a subnormal's spacing below the normal range;
+    /// an infinity where the reference lies beyond f32's range), and bit-equal to the
+    /// scalar path. Returns the worst error in those units.
+    pub(crate) fn check_f32<F: RealCore>(name: &str, xs: &[f32], reference: impl Fn(f64) -> f64, max_eps: f64) -> f64 {
         let mut out = vec![0.0f32; xs.len()];
         map_slice::<f32, F>(xs, &mut out);
+        let mut worst = 0.0f64;
         for (&x, &got) in xs.iter().zip(&out) {
             let want = reference(f64::from(x));
             let spacing = (want.abs() * f64::from(f32::EPSILON)).max(f64::from(f32::from_bits(1)));
             let overflowed = got.is_infinite() && want.abs() > f64::from(f32::MAX) && (f64::from(got) * want) > 0.0;
-            let err = if overflowed || f64::from(got) == want { 0.0 } else { (f64::from(got) - want).abs() };
-            assert!(err <= spacing, "{name}({x:e}) = {got:e}, want {want:e}");
+            let same = f64::from(got) == want || (got.is_nan() && want.is_nan());
+            let err = if overflowed || same { 0.0 } else { (f64::from(got) - want).abs() / spacing };
+            assert!(err <= max_eps, "{name}({x:e}) = {got:e}, want {want:e}: {err:.3} eps of |want|");
+            assert_eq!(value::<F, f32>(x).to_bits(), got.to_bits(), "{name}({x:e}) scalar vs slice");
+            worst = worst.max(err);
         }
+        worst
     }
 
     /// Checks that every sub-slice of `xs` (every start phase and length) gives the
-    /// scalar path's bits.
+    /// scalar path's bits, in f64 and in f32, and that every SIMD level gives the same.
     pub(crate) fn check_every_length<F: RealCore>(xs: &[f64]) {
-        for start in 0..8.min(xs.len()) {
+        let narrow: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
+        for start in 0..16.min(xs.len()) {
             for end in start..xs.len() {
                 let mut out = vec![0.0; end - start];
                 map_slice::<f64, F>(&xs[start..end], &mut out);
                 for (&x, &got) in xs[start..end].iter().zip(&out) {
                     assert_eq!(got.to_bits(), value::<F, f64>(x).to_bits());
                 }
+                let mut out = vec![0.0f32; end - start];
+                map_slice::<f32, F>(&narrow[start..end], &mut out);
+                for (&x, &got) in narrow[start..end].iter().zip(&out) {
+                    assert_eq!(got.to_bits(), value::<F, f32>(x).to_bits());
+                }
             }
+        }
+        for level in SimdLevel::ALL {
+            let mut wide = vec![0.0; xs.len()];
+            simd::run_at(level, MapSlice::<f64, F> { a: xs, out: &mut wide, core: PhantomData });
+            assert!(xs.iter().zip(&wide).all(|(&x, &y)| y.to_bits() == value::<F, f64>(x).to_bits()), "{level:?}");
+            let mut out = vec![0.0f32; xs.len()];
+            simd::run_at(level, MapSlice::<f32, F> { a: &narrow, out: &mut out, core: PhantomData });
+            assert!(narrow.iter().zip(&out).all(|(&x, &y)| y.to_bits() == value::<F, f32>(x).to_bits()), "{level:?}");
         }
     }
 }
