@@ -310,7 +310,8 @@ impl BufferPool {
     }
 
     /// A miss: fresh zeroed memory, placed by the policy. The loan exists before the
-    /// policy runs, so a panicking policy still returns the buffer.
+    /// policy runs, so a panicking policy still returns the buffer; the panic becomes a
+    /// `BackendFailure` error of `op`.
     fn allocate_fresh<T: Scalar>(&self, op: &'static str, len: usize, bytes: usize) -> Result<BufferLoan<T>> {
         let fresh = ErasedBuffer::alloc_zeroed::<T>(len).ok().and_then(|b| b.into_vec::<T>(len).ok());
         let Some(lent) = fresh else {
@@ -327,8 +328,19 @@ impl BufferPool {
         };
         let mut loan = BufferLoan::new(lent, Arc::clone(&self.shared));
         let request = AllocationRequest { node: self.shared.node, dtype: T::DTYPE, len, bytes };
-        self.shared.policy.on_fresh_allocation(&request, FreshMemory::new(&mut loan[..]));
-        Ok(loan)
+        let placed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.shared.policy.on_fresh_allocation(&request, FreshMemory::new(&mut loan[..]))
+        }));
+        match placed {
+            Ok(()) => Ok(loan),
+            Err(payload) => Err(Error::backend_failure(
+                op,
+                format!(
+                    "the allocation policy panicked while placing {bytes} fresh bytes: {}",
+                    strata_tensor::panic_message(payload.as_ref())
+                ),
+            )),
+        }
     }
 }
 

@@ -132,3 +132,20 @@ impl Error {
         self
     }
 }
+
+/// The message of a caught panic (`panic!` with a literal or a formatted string), or a
+/// placeholder for other payloads: used where a panic in a user hook becomes an [`Error`].
+///
+/// ```
+/// let payload = std::panic::catch_unwind(|| panic!("bad hook {}", 7)).unwrap_err();
+/// assert_eq!(strata_tensor::panic_message(payload.as_ref()), "bad hook 7");
+/// ```
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {
+    if let Some(s) = payload.downcast_ref::<&'static str>() {
+        s
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s
+    } else {
+        "(a panic without a message)"
+    }
+}
