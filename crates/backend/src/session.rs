@@ -34,8 +34,12 @@ fn run_in_entry<R: Send>(
     } else {
         kernel(ctx, inner)
     };
-    // A broken fork-join schedule invalidates the output whatever the kernel returned.
-    out.and_then(|r| audit.check(op).map(|()| r))
+    // A broken fork-join schedule invalidates the output whatever the kernel returned,
+    // and is the root cause of any failure the kernel saw after it.
+    audit.check(op)?;
+    // Errors name the op the user called, not a helper the kernel reached it through
+    // (`to_contiguous` inside `transpose`, `dot_general` inside `dot_general_into`).
+    out.map_err(|e| e.in_op(op))
 }
 
 impl CpuBackend {
