@@ -59,8 +59,9 @@ impl ScheduleAudit {
     }
 
     /// `Ok` when no violation was recorded; otherwise a `RuntimeState` error naming `op`,
-    /// the executor and the first violation. Outputs written during the op are then not
-    /// valid (an `_into` destination holds unspecified values).
+    /// the executor and the first violation, marked
+    /// [`destination_clobbered`](Error::destination_clobbered): outputs written during the
+    /// op are not valid (an `_into` destination holds unspecified values).
     pub fn check(&self, op: &'static str) -> Result<()> {
         if self.is_clean() {
             return Ok(());
@@ -70,10 +71,10 @@ impl ScheduleAudit {
         Err(Error::runtime_state(
             op,
             format!(
-                "executor {executor} broke the fork-join contract ({problem}); the operation's output is not valid \
-                 (an `_into` destination holds unspecified values)"
+                "executor {executor} broke the fork-join contract ({problem}); the operation's output is not valid"
             ),
-        ))
+        )
+        .with_clobbered_destination())
     }
 }
 
