@@ -127,6 +127,28 @@ impl CpuBackend {
         let session = CpuSession { inner, entry };
         Ok(f(&session))
     }
+
+    /// [`CpuBackend::with_session`] for a closure that returns a `Result`: one `Result`
+    /// comes back, holding the closure's error or the admission error (converted with
+    /// `From`, as `?` would), so ops inside use `?` and the call ends in one `?`.
+    ///
+    /// ```
+    /// use strata_backend::prelude::*;
+    /// let backend = CpuBackend::new()?;
+    /// let x = TypedTensor::from_vec(vec![3.0f32, 4.0], &[2])?;
+    /// let n = backend.session(|s| {
+    ///     let doubled = s.add(&x, &x)?;
+    ///     s.norm_squared(&doubled)
+    /// })?;
+    /// assert_eq!(n.to_scalar::<f32>()?, 100.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn session<R, E>(&self, f: impl FnOnce(&CpuSession<'_>) -> Result<R, E>) -> Result<R, E>
+    where
+        E: From<CpuBackendError>,
+    {
+        self.with_session(f).map_err(E::from)?
+    }
 }
 
 /// A held admission onto one domain: run many ops with the same op traits as

@@ -39,6 +39,7 @@
 //! assert_eq!(c[0], c64::new(5.0, 0.0));
 //! ```
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "blas-openblas")]
 extern crate blas_src;
