@@ -16,8 +16,16 @@ use strata_tensor::{
 use crate::backend::CpuBackend;
 use crate::session::CpuSession;
 
+// Work estimates only steer the inline rule, and may be asked of shapes whose element
+// count does not fit a usize (the kernel then refuses them): they saturate, never overflow.
+
 fn total(xs: &[TensorRead<'_>]) -> usize {
-    xs.iter().map(|x| x.len()).sum()
+    xs.iter().fold(0, |sum, x| sum.saturating_add(x.len()))
+}
+
+fn elements(shape: &[usize]) -> usize {
+    // Zero extents first: a zero-size shape is no work whatever its other extents.
+    if shape.contains(&0) { 0 } else { shape.iter().fold(1, |n, &d| n.saturating_mul(d)) }
 }
 
 /// Implements the op traits for a type with
@@ -121,7 +129,7 @@ macro_rules! impl_op_traits {
             }
 
             fn broadcast_in_dim(&self, x: TensorRead<'_>, out_shape: &[usize], dims: &[usize]) -> Result<Tensor> {
-                self.run("broadcast_in_dim", out_shape.iter().product(), |ctx, _| {
+                self.run("broadcast_in_dim", elements(out_shape), |ctx, _| {
                     structural::broadcast_in_dim(ctx, x, out_shape, dims)
                 })
             }
@@ -164,7 +172,7 @@ macro_rules! impl_op_traits {
                 conj_lhs: bool,
                 conj_rhs: bool,
             ) -> Result<Tensor> {
-                self.run("dot_general", lhs.len() + rhs.len(), |ctx, res| {
+                self.run("dot_general", lhs.len().saturating_add(rhs.len()), |ctx, res| {
                     let cache = PlanCache::Domain(res.contraction_cache());
                     let provider = res.provider(lhs.dtype());
                     contraction::dot_general(ctx, lhs, rhs, config, conj_lhs, conj_rhs, provider, Some(&cache))
@@ -182,23 +190,27 @@ macro_rules! impl_op_traits {
                 beta: c64,
                 out: TensorWrite<'_>,
             ) -> Result<()> {
-                self.run("dot_general_into", lhs.len() + rhs.len() + out.len(), |ctx, res| {
-                    let cache = PlanCache::Domain(res.contraction_cache());
-                    let provider = res.provider(lhs.dtype());
-                    contraction::dot_general_into(
-                        ctx,
-                        lhs,
-                        rhs,
-                        config,
-                        conj_lhs,
-                        conj_rhs,
-                        alpha,
-                        beta,
-                        out,
-                        provider,
-                        Some(&cache),
-                    )
-                })
+                self.run(
+                    "dot_general_into",
+                    lhs.len().saturating_add(rhs.len()).saturating_add(out.len()),
+                    |ctx, res| {
+                        let cache = PlanCache::Domain(res.contraction_cache());
+                        let provider = res.provider(lhs.dtype());
+                        contraction::dot_general_into(
+                            ctx,
+                            lhs,
+                            rhs,
+                            config,
+                            conj_lhs,
+                            conj_rhs,
+                            alpha,
+                            beta,
+                            out,
+                            provider,
+                            Some(&cache),
+                        )
+                    },
+                )
             }
 
             fn grouped_gemm(
@@ -207,14 +219,14 @@ macro_rules! impl_op_traits {
                 rhs: &[TensorRead<'_>],
                 config: &GroupedGemmConfig,
             ) -> Result<Vec<Tensor>> {
-                self.run("grouped_gemm", total(lhs) + total(rhs), |ctx, res| {
+                self.run("grouped_gemm", total(lhs).saturating_add(total(rhs)), |ctx, res| {
                     let dtype = lhs.first().map_or(DType::F64, |t| t.dtype());
                     contraction::grouped_gemm(ctx, lhs, rhs, config, res.provider(dtype))
                 })
             }
 
             fn vdot(&self, x: TensorRead<'_>, y: TensorRead<'_>) -> Result<Tensor> {
-                self.run("vdot", x.len() + y.len(), |ctx, _| contraction::vdot(ctx, x, y))
+                self.run("vdot", x.len().saturating_add(y.len()), |ctx, _| contraction::vdot(ctx, x, y))
             }
 
             fn norm_squared(&self, x: TensorRead<'_>) -> Result<Tensor> {
@@ -233,7 +245,7 @@ macro_rules! impl_op_traits {
                 indices: TensorRead<'_>,
                 config: &GatherConfig,
             ) -> Result<Tensor> {
-                self.run("gather", operand.len() + indices.len(), |ctx, res| {
+                self.run("gather", operand.len().saturating_add(indices.len()), |ctx, res| {
                     indexing::gather(ctx, &operand, &indices, config, Some(res.indexed_cache()))
                 })
             }
@@ -245,7 +257,7 @@ macro_rules! impl_op_traits {
                 updates: TensorRead<'_>,
                 config: &ScatterConfig,
             ) -> Result<Tensor> {
-                self.run("scatter", operand.len() + updates.len(), |ctx, res| {
+                self.run("scatter", operand.len().saturating_add(updates.len()), |ctx, res| {
                     indexing::scatter(ctx, &operand, &indices, &updates, config, Some(res.indexed_cache()))
                 })
             }
@@ -255,7 +267,7 @@ macro_rules! impl_op_traits {
             }
 
             fn dynamic_slice(&self, operand: TensorRead<'_>, starts: &[i64], sizes: &[usize]) -> Result<Tensor> {
-                self.run("dynamic_slice", sizes.iter().product(), |ctx, res| {
+                self.run("dynamic_slice", elements(sizes), |ctx, res| {
                     let starts = indexing::StartIndices::Values(starts);
                     indexing::dynamic_slice(ctx, &operand, starts, sizes, Some(res.indexed_cache()))
                 })
@@ -304,7 +316,7 @@ macro_rules! impl_op_traits {
                 b_dims: &[usize],
                 out_shape: &[usize],
             ) -> Result<Tensor> {
-                self.run("broadcast_multiply", out_shape.iter().product(), |ctx, _| {
+                self.run("broadcast_multiply", elements(out_shape), |ctx, _| {
                     fusion::broadcast_multiply(ctx, a, a_dims, b, b_dims, out_shape)
                 })
             }

@@ -17,17 +17,42 @@ fn entry_error(op: &'static str, e: EngineError) -> Error {
     Error::from(e).in_op(op)
 }
 
+/// Runs one kernel in an entry: inside the executor when the entry runs operations on
+/// the domain's workers (so every part of the op, sequential ones included, runs on the
+/// domain's threads), else on this thread; then checks the fork-join audit.
+#[inline]
+fn run_in_entry<R: Send>(
+    entry: &DomainEntry<'_>,
+    op: &'static str,
+    ctx: &KernelContext<'_>,
+    audit: &ScheduleAudit,
+    inner: &Inner,
+    kernel: impl FnOnce(&KernelContext<'_>, &Inner) -> Result<R> + Send,
+) -> Result<R> {
+    let out = if entry.runs_operations_on_workers() {
+        entry.install(|| kernel(ctx, inner)).map_err(|e| entry_error(op, e)).and_then(|r| r)
+    } else {
+        kernel(ctx, inner)
+    };
+    // A broken fork-join schedule invalidates the output whatever the kernel returned,
+    // and is the root cause of any failure the kernel saw after it.
+    audit.check(op)?;
+    // Errors name the op the user called, not a helper the kernel reached it through
+    // (`to_contiguous` inside `transpose`, `dot_general` inside `dot_general_into`).
+    out.map_err(|e| e.in_op(op))
+}
+
 impl CpuBackend {
     /// Runs one op: enters the domain (inline for small `Auto` work or a budget of 1,
     /// else with the domain's admission and executor), builds the kernel context (the
     /// entry's executor and budget, outputs from the allocation domain's pool), runs
-    /// `kernel`, records the profile if on.
+    /// `kernel` (inside the executor unless inline), records the profile if on.
     #[inline]
-    pub(crate) fn run<R>(
+    pub(crate) fn run<R: Send>(
         &self,
         op: &'static str,
         work: usize,
-        kernel: impl FnOnce(&KernelContext<'_>, &Inner) -> Result<R>,
+        kernel: impl FnOnce(&KernelContext<'_>, &Inner) -> Result<R> + Send,
     ) -> Result<R> {
         let inner = &*self.inner;
         let domain = &*inner.domain;
@@ -41,8 +66,7 @@ impl CpuBackend {
         let pool = inner.allocation.resources().buffer_pool();
         let audit = ScheduleAudit::new();
         let ctx = KernelContext::new(Parallelism::new(entry.executor(), entry.budget(), &audit)).with_pool(pool);
-        // A broken fork-join schedule invalidates the output whatever the kernel returned.
-        let out = kernel(&ctx, inner).and_then(|r| audit.check(op).map(|()| r));
+        let out = run_in_entry(&entry, op, &ctx, &audit, inner, kernel);
         drop(entry);
         if let Some(t) = started {
             inner.shared.profiler.record(op, t);
@@ -147,19 +171,18 @@ impl fmt::Debug for CpuSession<'_> {
 
 impl CpuSession<'_> {
     #[inline]
-    pub(crate) fn run<R>(
+    pub(crate) fn run<R: Send>(
         &self,
         op: &'static str,
         _work: usize,
-        kernel: impl FnOnce(&KernelContext<'_>, &Inner) -> Result<R>,
+        kernel: impl FnOnce(&KernelContext<'_>, &Inner) -> Result<R> + Send,
     ) -> Result<R> {
         let started = self.inner.shared.profiler.start();
         let pool = self.inner.allocation.resources().buffer_pool();
         let audit = ScheduleAudit::new();
         let ctx =
             KernelContext::new(Parallelism::new(self.entry.executor(), self.entry.budget(), &audit)).with_pool(pool);
-        // A broken fork-join schedule invalidates the output whatever the kernel returned.
-        let out = kernel(&ctx, self.inner).and_then(|r| audit.check(op).map(|()| r));
+        let out = run_in_entry(&self.entry, op, &ctx, &audit, self.inner, kernel);
         if let Some(t) = started {
             self.inner.shared.profiler.record(op, t);
         }

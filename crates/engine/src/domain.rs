@@ -134,6 +134,8 @@ pub struct CpuDomain {
     // Built once so that entering clones nothing: the request for the domain's CPUs
     // under cooperative admission, `None` when the caller manages admission.
     pub(crate) cpu_request: Option<AdmissionRequest>,
+    // Read once from the executor's capabilities: whether a task of it may submit again.
+    pub(crate) nested_submissions: bool,
 }
 
 impl CpuDomain {
@@ -142,7 +144,8 @@ impl CpuDomain {
             (DomainAdmission::CooperativeCpuSet, Some(cpus)) => Some(AdmissionRequest::Cpus(cpus.clone())),
             _ => None,
         };
-        let domain = Arc::new(CpuDomain { serial: next_domain_serial(), parts, cpu_request });
+        let nested_submissions = crate::entry::serves_nested_submissions(parts.executor.as_ref());
+        let domain = Arc::new(CpuDomain { serial: next_domain_serial(), parts, cpu_request, nested_submissions });
         crate::entry::register_name(domain.serial, &domain.parts.id);
         domain
     }

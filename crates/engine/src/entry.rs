@@ -6,9 +6,18 @@
 //! domain from there is refused with [`EngineError::Reentrant`]: nesting could wait on
 //! the permit the outer entry holds and deadlock. Work that needs parallelism inside an
 //! execution uses the entry's executor instead, which runs nested submissions inline.
+//!
+//! **Pool tasks are served.** A task of the domain's own executor that is not part of a
+//! strata execution (an application calling strata from inside its own Rayon pool's
+//! tasks) enters without a permit: it already occupies one of the domain's threads, and
+//! waiting on admission there could deadlock the pool. Its work runs on that task and
+//! forks on the same pool (nested submissions run inline on a worker), or runs with a
+//! budget of 1 when the executor refuses nested submissions. Only an exclusive entry,
+//! which must wait for every other permit, is refused from a pool task.
 
 use std::cell::Cell;
 use std::marker::PhantomData;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::time::Duration;
 
 use parking_lot::Mutex;
@@ -16,7 +25,7 @@ use strata_arbiter::{AdmissionRequest, Owner, ResourcePermit, WaitPolicy};
 
 use crate::domain::{CpuDomain, CpuDomainId};
 use crate::error::EngineError;
-use crate::executor::{CpuDomainExecutor, ExecutorCapabilities, InlineExecutor};
+use crate::executor::{CpuDomainExecutor, ExecutorCapabilities, InlineExecutor, ReentrancyBehaviour};
 use crate::placement::CpuPlacement;
 use crate::resources::DomainResources;
 
@@ -77,18 +86,43 @@ enum EntryKind {
     Exclusive,
 }
 
+/// How an entry runs its work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EntryMode {
+    /// Admitted from outside the domain: work goes to the domain's executor.
+    Domain,
+    /// On the calling thread with a budget of 1.
+    Inline,
+    /// Admitted from a task of the domain's own executor (no permit): work runs on that
+    /// task and forks on the same executor.
+    PoolTask,
+}
+
+/// Whether an entry request comes from outside the domain or from one of its own tasks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Caller {
+    Outside,
+    PoolTask,
+}
+
 impl CpuDomain {
-    fn refuse_nested_entry(&self) -> Result<(), EngineError> {
+    /// Refuses entry from inside any strata execution; tells a task of this domain's own
+    /// executor (outside any strata execution) from other callers.
+    fn classify_caller(&self) -> Result<Caller, EngineError> {
         let active = ACTIVE.get();
         if active != 0 {
             let active = if active == self.serial { self.parts.id.clone() } else { name_of(active) };
             return Err(EngineError::Reentrant { entered: self.parts.id.clone(), active });
         }
-        // A worker of this domain's pool running work that bypassed the entry's executor.
         if self.parts.executor.current_thread_is_worker() {
-            return Err(EngineError::Reentrant { entered: self.parts.id.clone(), active: self.parts.id.clone() });
+            return Ok(Caller::PoolTask);
         }
-        Ok(())
+        Ok(Caller::Outside)
+    }
+
+    /// The mode of an entry from a task of the domain's own executor.
+    fn pool_task_mode(&self) -> EntryMode {
+        if self.nested_submissions { EntryMode::PoolTask } else { EntryMode::Inline }
     }
 
     fn admit(&self, kind: EntryKind, wait: WaitPolicy) -> Result<Option<ResourcePermit<'_>>, EngineError> {
@@ -107,15 +141,28 @@ impl CpuDomain {
     }
 
     fn enter_as(&self, kind: EntryKind, wait: WaitPolicy) -> Result<DomainEntry<'_>, EngineError> {
-        self.refuse_nested_entry()?;
-        let permit = self.admit(kind, wait)?;
-        Ok(DomainEntry::new(self, permit, false))
+        match (self.classify_caller()?, kind) {
+            (Caller::Outside, _) => {
+                let permit = self.admit(kind, wait)?;
+                Ok(DomainEntry::new(self, permit, EntryMode::Domain))
+            }
+            (Caller::PoolTask, EntryKind::Domain) => Ok(DomainEntry::new(self, None, self.pool_task_mode())),
+            // An exclusive permit waits for every other permit, possibly one whose work
+            // needs this very worker: refused rather than risk the deadlock.
+            (Caller::PoolTask, EntryKind::Exclusive) => {
+                Err(EngineError::Reentrant { entered: self.parts.id.clone(), active: self.parts.id.clone() })
+            }
+        }
     }
 
     /// Enters the domain: refuses nested entry, takes the arbiter permit for the domain's
     /// CPU set (cooperative admission; waits while overlapping work runs) or only the
     /// re-entrancy guard (caller-managed), and returns the RAII entry. Dropping the entry
     /// releases the permit.
+    ///
+    /// Called from a task of the domain's own executor that is not part of a strata
+    /// execution (an application's Rayon task calling strata), the entry takes no permit
+    /// and its work runs on that task, forking on the same executor (see the module docs).
     ///
     /// Errors: [`EngineError::Reentrant`] when called from inside a domain execution;
     /// [`EngineError::Admission`] when the arbiter refuses (for instance because this
@@ -138,6 +185,9 @@ impl CpuDomain {
     /// Enters under an exclusive permit (conflicts with every other permit of the
     /// arbiter): for an operation whose parallelism a provider owns with threads strata
     /// cannot bound, such as OpenBLAS's process-wide team.
+    ///
+    /// Errors: as [`CpuDomain::enter`]; from a task of the domain's own executor it is
+    /// refused with [`EngineError::Reentrant`] (waiting there could deadlock the pool).
     pub fn enter_exclusive(&self) -> Result<DomainEntry<'_>, EngineError> {
         self.enter_as(EntryKind::Exclusive, WaitPolicy::Indefinitely)
     }
@@ -162,8 +212,8 @@ impl CpuDomain {
         if !self.allows_inline(requested) {
             return Err(EngineError::InlineNotAllowed { domain: self.parts.id.clone() });
         }
-        self.refuse_nested_entry()?;
-        Ok(DomainEntry::new(self, None, true))
+        self.classify_caller()?;
+        Ok(DomainEntry::new(self, None, EntryMode::Inline))
     }
 }
 
@@ -172,12 +222,18 @@ impl CpuDomain {
 #[derive(Debug)]
 struct EntryExecutor<'d> {
     domain: &'d CpuDomain,
-    inline: bool,
+    mode: EntryMode,
+}
+
+impl EntryExecutor<'_> {
+    fn inline(&self) -> bool {
+        self.mode == EntryMode::Inline
+    }
 }
 
 impl CpuDomainExecutor for EntryExecutor<'_> {
     fn run(&self, job: &mut (dyn FnMut() + Send)) {
-        if self.inline {
+        if self.inline() {
             return job();
         }
         let serial = self.domain.serial;
@@ -188,7 +244,7 @@ impl CpuDomainExecutor for EntryExecutor<'_> {
     }
 
     fn for_each_index(&self, n: usize, body: &(dyn Fn(usize) + Sync)) {
-        if self.inline {
+        if self.inline() {
             return (0..n).for_each(body);
         }
         let serial = self.domain.serial;
@@ -199,15 +255,15 @@ impl CpuDomainExecutor for EntryExecutor<'_> {
     }
 
     fn capabilities(&self) -> ExecutorCapabilities {
-        if self.inline { InlineExecutor.capabilities() } else { self.domain.parts.executor.capabilities() }
+        if self.inline() { InlineExecutor.capabilities() } else { self.domain.parts.executor.capabilities() }
     }
 
     fn name(&self) -> std::borrow::Cow<'static, str> {
-        if self.inline { InlineExecutor.name() } else { self.domain.parts.executor.name() }
+        if self.inline() { InlineExecutor.name() } else { self.domain.parts.executor.name() }
     }
 
     fn current_thread_is_worker(&self) -> bool {
-        !self.inline && self.domain.parts.executor.current_thread_is_worker()
+        !self.inline() && self.domain.parts.executor.current_thread_is_worker()
     }
 }
 
@@ -230,9 +286,9 @@ impl std::fmt::Debug for ActiveMark {
 }
 
 impl<'d> DomainEntry<'d> {
-    fn new(domain: &'d CpuDomain, permit: Option<ResourcePermit<'d>>, inline: bool) -> DomainEntry<'d> {
+    fn new(domain: &'d CpuDomain, permit: Option<ResourcePermit<'d>>, mode: EntryMode) -> DomainEntry<'d> {
         let mark = ActiveMark::set(domain.serial);
-        DomainEntry { executor: EntryExecutor { domain, inline }, _mark: mark, permit }
+        DomainEntry { executor: EntryExecutor { domain, mode }, _mark: mark, permit }
     }
 
     /// The executor to run the domain's work on (inline when entered inline).
@@ -242,7 +298,7 @@ impl<'d> DomainEntry<'d> {
 
     /// How many workers one operation may use (1 when entered inline).
     pub fn budget(&self) -> usize {
-        if self.executor.inline { 1 } else { self.executor.domain.parts.budget }
+        if self.executor.inline() { 1 } else { self.executor.domain.parts.budget }
     }
 
     /// The domain's resources (buffer pool, cache slots).
@@ -257,7 +313,22 @@ impl<'d> DomainEntry<'d> {
 
     /// Whether work runs inline on the entering thread.
     pub fn runs_inline(&self) -> bool {
-        self.executor.inline
+        self.executor.inline()
+    }
+
+    /// Whether this entry was admitted from a task of the domain's own executor (no
+    /// permit; the work runs on that task and forks on the same executor).
+    pub fn from_pool_task(&self) -> bool {
+        self.executor.mode == EntryMode::PoolTask
+    }
+
+    /// Whether a whole operation entered here should run inside the executor
+    /// ([`DomainEntry::install`]) so that all of its work, sequential parts included,
+    /// happens on the domain's threads: true unless the entry is inline or the executor
+    /// refuses nested submissions (its fork-joins would then be nested), in which case
+    /// the operation runs on the entering thread and forks on the executor.
+    pub fn runs_operations_on_workers(&self) -> bool {
+        !self.executor.inline() && self.executor.domain.nested_submissions
     }
 
     /// The arbiter permit held, if any (cooperative admission or exclusive entry).
@@ -268,19 +339,36 @@ impl<'d> DomainEntry<'d> {
     /// Runs `f` inside the domain (on one of its workers, or inline) and returns its
     /// result; nested Rayon calls inside `f` use the domain's threads.
     ///
-    /// Errors: [`EngineError::ExecutorContract`] if the executor returned without
-    /// running the job.
+    /// A panic in `f` propagates to the caller once the executor has returned (whatever
+    /// the executor does with panics); the executor never sees it.
+    ///
+    /// Errors: [`EngineError::ExecutorContract`] naming the executor if its `run`
+    /// returned without running the job, or panicked itself.
     pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> Result<R, EngineError> {
         let mut f = Some(f);
         let mut out = None;
-        self.executor.run(&mut || {
-            if let Some(f) = f.take() {
-                out = Some(f());
+        let ran = catch_unwind(AssertUnwindSafe(|| {
+            self.executor.run(&mut || {
+                if let Some(f) = f.take() {
+                    out = Some(catch_unwind(AssertUnwindSafe(f)));
+                }
+            })
+        }));
+        let contract =
+            |reason: String| EngineError::ExecutorContract { executor: self.executor.name().into_owned(), reason };
+        match (out, ran) {
+            (Some(Ok(r)), Ok(())) => Ok(r),
+            (Some(Err(payload)), _) => resume_unwind(payload),
+            (_, Err(payload)) => {
+                Err(contract(format!("run() panicked: {}", strata_tensor::panic_message(payload.as_ref()))))
             }
-        });
-        out.ok_or_else(|| EngineError::ExecutorContract {
-            executor: format!("{:?}", self.executor.domain.parts.executor),
-            reason: "run() returned without running the job".to_string(),
-        })
+            (None, Ok(())) => Err(contract("run() returned without running the job".to_string())),
+        }
     }
+}
+
+/// Whether nested submissions from inside a task of `executor` run (inline) rather than
+/// being refused: decides whether an operation may run inside the executor as a whole.
+pub(crate) fn serves_nested_submissions(executor: &dyn CpuDomainExecutor) -> bool {
+    executor.capabilities().reentrancy == ReentrancyBehaviour::RunsInline
 }

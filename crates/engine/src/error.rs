@@ -77,7 +77,8 @@ pub enum EngineError {
         /// The process mask.
         mask: CpuSet,
     },
-    /// The OS refused to pin a worker.
+    /// The OS (or the [`crate::ThreadAffinity`] hook) refused to pin a worker, or the hook
+    /// panicked.
     #[error("worker {worker} could not be pinned to CPUs {cpus}: {reason}")]
     PinFailed {
         /// Index of the worker in its pool.
@@ -113,8 +114,9 @@ pub enum EngineError {
         /// Rayon's reason.
         reason: String,
     },
-    /// A domain was entered from inside a domain execution on the same thread or
-    /// from a task of a domain's executor.
+    /// A domain was entered from inside a domain execution (on the entering thread or in
+    /// a task that execution submitted), or entered exclusively from a task of its own
+    /// executor.
     #[error("domain {entered} entered from inside the execution of {active}; nested entry is refused")]
     Reentrant {
         /// The domain being entered.
@@ -140,7 +142,7 @@ pub enum EngineError {
     /// An executor broke the [`crate::CpuDomainExecutor`] contract.
     #[error("executor {executor} broke its contract: {reason}")]
     ExecutorContract {
-        /// The executor, as debug text.
+        /// The executor's diagnostic name.
         executor: String,
         /// What it did.
         reason: String,
@@ -247,12 +249,10 @@ impl EngineError {
             | ProviderCannotHonour { .. }
             | ProviderBundle { .. }
             | NoDomainForPlacement { .. } => K::Unsupported,
-            PinFailed { .. }
-            | PinVerificationFailed { .. }
-            | WorkerStartTimeout { .. }
-            | ThreadPoolBuild { .. }
-            | ExecutorContract { .. } => K::BackendFailure,
-            Reentrant { .. } | InlineNotAllowed { .. } | Admission { .. } => K::RuntimeState,
+            PinFailed { .. } | PinVerificationFailed { .. } | WorkerStartTimeout { .. } | ThreadPoolBuild { .. } => {
+                K::BackendFailure
+            }
+            Reentrant { .. } | InlineNotAllowed { .. } | Admission { .. } | ExecutorContract { .. } => K::RuntimeState,
         }
     }
 }

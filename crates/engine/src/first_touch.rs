@@ -71,8 +71,10 @@ impl AllocationPolicy for FirstTouchPolicy {
         }
         let parts = split_pages(memory, workers);
         let parts: Vec<Mutex<Option<FreshMemory<'_>>>> = parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
+        // An executor that repeats or invents indices finds nothing to touch; one that
+        // skips some leaves those pages to the first write (placement, not correctness).
         self.executor.for_each_index(parts.len(), &|i| {
-            if let Some(mut part) = parts[i].lock().take() {
+            if let Some(mut part) = parts.get(i).and_then(|p| p.lock().take()) {
                 part.touch_pages();
             }
         });

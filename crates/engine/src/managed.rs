@@ -5,11 +5,13 @@
 //! library spawns from a worker inherit the domain's confinement, and the OS may still
 //! balance load inside the set.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
+use strata_tensor::panic_message;
 use strata_topology::CpuSet;
 
 use crate::affinity::{SystemThreadAffinity, ThreadAffinity};
@@ -82,8 +84,10 @@ impl ManagedExecutorBuilder {
     /// Errors: [`EngineError::ZeroBudget`], [`EngineError::BudgetExceedsCpus`],
     /// [`EngineError::ThreadPoolBuild`], and for a worker that cannot be pinned or reads
     /// back another mask [`EngineError::PinFailed`] / [`EngineError::PinVerificationFailed`]
-    /// ([`EngineError::WorkerStartTimeout`] if workers do not report in time). On error
-    /// the started workers are shut down.
+    /// ([`EngineError::WorkerStartTimeout`] if workers do not report in time). A
+    /// [`ThreadAffinity`] hook that panics on a worker is reported as that worker's
+    /// [`EngineError::PinFailed`], never an abort. On error the started workers are shut
+    /// down.
     pub fn build(self) -> Result<ManagedCpuExecutor, EngineError> {
         let cpu_count = self.cpus.len();
         if self.budget == 0 {
@@ -102,7 +106,24 @@ impl ManagedExecutorBuilder {
             .thread_name(move |i| format!("{prefix}-{i}"))
             .stack_size(self.stack_size)
             .start_handler(move |worker| {
-                let report = if pinning { pin_and_verify(affinity.as_ref(), &cpus, worker) } else { Ok(worker) };
+                // A panic escaping a start handler aborts the process (Rayon cannot
+                // propagate it): a panicking affinity hook becomes this worker's error.
+                let report = if pinning {
+                    catch_unwind(AssertUnwindSafe(|| pin_and_verify(affinity.as_ref(), &cpus, worker))).unwrap_or_else(
+                        |payload| {
+                            Err(EngineError::PinFailed {
+                                worker,
+                                cpus: cpus.clone(),
+                                reason: format!(
+                                    "the thread-affinity hook panicked: {}",
+                                    panic_message(payload.as_ref())
+                                ),
+                            })
+                        },
+                    )
+                } else {
+                    Ok(worker)
+                };
                 // The receiver is gone only if construction already failed or timed out;
                 // the pool is then being dropped and nobody needs this report.
                 let _ = report_tx.send(report);
@@ -202,7 +223,11 @@ impl ManagedCpuExecutor {
     /// in worker order. Used to re-check pinning after start-up (a test, a diagnostic).
     pub fn worker_affinities(&self) -> Vec<Result<CpuSet, String>> {
         let affinity = &self.affinity;
-        self.pool.broadcast(|_| affinity.current_thread_affinity())
+        self.pool.broadcast(|_| {
+            catch_unwind(AssertUnwindSafe(|| affinity.current_thread_affinity())).unwrap_or_else(|payload| {
+                Err(format!("the thread-affinity hook panicked: {}", panic_message(payload.as_ref())))
+            })
+        })
     }
 }
 

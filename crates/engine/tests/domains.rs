@@ -153,10 +153,20 @@ fn reentry_is_refused_on_the_thread_and_on_workers() {
     let e: strata_tensor::Error = d.enter().unwrap_err().into();
     assert_eq!(e.kind(), strata_tensor::ErrorKind::RuntimeState);
     drop(entry);
-    // Work bypassing the entry still runs on the pool: a worker is detected by pool identity.
-    let mut bypass = None;
-    d.executor().run(&mut || bypass = Some(d.enter().map(drop)));
-    assert!(matches!(bypass, Some(Err(EngineError::Reentrant { .. }))));
+    // A task of the domain's own pool outside any strata execution (an application's
+    // task) is served: no permit, the pool's budget, work on that task; entering again
+    // from inside that entry is refused, and so is an exclusive entry from the task.
+    let mut from_task = None;
+    d.executor().run(&mut || {
+        from_task = Some(d.enter().map(|e| {
+            let nested = matches!(d.enter(), Err(EngineError::Reentrant { .. }));
+            let ran_here = e.install(|| std::thread::current().id()).unwrap() == std::thread::current().id();
+            (e.permit().is_none(), e.from_pool_task(), e.budget(), e.runs_operations_on_workers(), nested, ran_here)
+        }));
+        let exclusive = d.enter_exclusive().map(drop);
+        assert!(matches!(exclusive, Err(EngineError::Reentrant { .. })), "{exclusive:?}");
+    });
+    assert_eq!(from_task.unwrap().unwrap(), (true, true, d.budget(), true, true, true));
     // And after everything is dropped, entering works again.
     assert!(d.enter().is_ok());
 }
@@ -409,4 +419,98 @@ fn without_pinning_auto_gets_an_advisory_unpinned_domain() {
     assert_eq!(d.executor().capabilities().affinity, AffinityClaim::Unconstrained);
     assert!(matches!(reg.domain(&CpuPlacement::AllAllowed), Err(EngineError::AffinityUnavailable { .. })));
     assert_eq!(d.enter().unwrap().install(|| 5).unwrap(), 5);
+}
+
+/// An executor whose `run` misbehaves in one chosen way.
+#[derive(Debug)]
+enum BrokenRun {
+    NeverRuns,
+    Panics,
+}
+
+impl strata_engine::CpuDomainExecutor for BrokenRun {
+    fn run(&self, _job: &mut (dyn FnMut() + Send)) {
+        if let BrokenRun::Panics = self {
+            panic!("executor run blew up");
+        }
+    }
+
+    fn for_each_index(&self, n: usize, body: &(dyn Fn(usize) + Sync)) {
+        (0..n).for_each(body)
+    }
+
+    fn capabilities(&self) -> strata_engine::ExecutorCapabilities {
+        strata_engine::ExecutorCapabilities { workers: 2, ..InlineExecutor.capabilities() }
+    }
+}
+
+fn caller_managed(executor: Arc<dyn strata_engine::CpuDomainExecutor>) -> ExternalDomainRegistry {
+    ExternalDomainRegistry::builder(process_mask())
+        .domain(ExternalCpuDomain::caller_managed("ext", CpuPlacement::Auto, executor))
+        .default_domain("ext")
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn install_reports_a_run_that_never_runs_or_panics_and_propagates_the_jobs_panic() {
+    for (exec, expect) in [(BrokenRun::NeverRuns, "without running"), (BrokenRun::Panics, "executor run blew up")] {
+        let reg = caller_managed(Arc::new(exec));
+        let entry = reg.default_domain().enter().unwrap();
+        match entry.install(|| 7) {
+            Err(EngineError::ExecutorContract { executor, reason }) => {
+                assert!(executor.contains("BrokenRun"), "{executor}");
+                assert!(reason.contains(expect), "{reason}");
+            }
+            other => panic!("expected ExecutorContract, got {other:?}"),
+        }
+        let e: strata_tensor::Error = entry.install(|| 7).unwrap_err().into();
+        assert_eq!(e.kind(), strata_tensor::ErrorKind::RuntimeState);
+    }
+    // The job's own panic reaches the caller unchanged, and the domain stays usable.
+    let reg = caller_managed(Arc::new(InlineExecutor));
+    let d = reg.default_domain();
+    let entry = d.enter().unwrap();
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| entry.install(|| panic!("job blew up"))));
+    assert_eq!(strata_tensor::panic_message(r.unwrap_err().as_ref()), "job blew up");
+    assert_eq!(entry.install(|| 5).unwrap(), 5);
+}
+
+/// A Rayon adapter that declares nested submissions refused.
+#[derive(Debug)]
+struct RefusesNesting(RayonCpuDomainExecutor);
+
+impl strata_engine::CpuDomainExecutor for RefusesNesting {
+    fn run(&self, job: &mut (dyn FnMut() + Send)) {
+        self.0.run(job)
+    }
+    fn for_each_index(&self, n: usize, body: &(dyn Fn(usize) + Sync)) {
+        self.0.for_each_index(n, body)
+    }
+    fn capabilities(&self) -> strata_engine::ExecutorCapabilities {
+        strata_engine::ExecutorCapabilities {
+            reentrancy: strata_engine::ReentrancyBehaviour::Refused,
+            ..self.0.capabilities()
+        }
+    }
+    fn current_thread_is_worker(&self) -> bool {
+        self.0.current_thread_is_worker()
+    }
+}
+
+#[test]
+fn an_executor_refusing_nested_submissions_keeps_ops_on_the_caller_and_serves_its_tasks_inline() {
+    let pool = Arc::new(rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap());
+    let reg = caller_managed(Arc::new(RefusesNesting(RayonCpuDomainExecutor::new(Arc::clone(&pool)))));
+    let d = reg.default_domain();
+    {
+        let entry = d.enter().unwrap();
+        assert!(!entry.runs_inline() && !entry.runs_operations_on_workers());
+        assert_eq!(entry.budget(), 2);
+    }
+    let from_task = pool.install(|| d.enter().map(|e| (e.runs_inline(), e.budget(), e.from_pool_task())));
+    assert_eq!(from_task.unwrap(), (true, 1, false));
+    // The Rayon adapter serves nested submissions: ops run on the pool as a whole.
+    let reg = caller_managed(Arc::new(RayonCpuDomainExecutor::new(Arc::clone(&pool))));
+    assert!(reg.default_domain().enter().unwrap().runs_operations_on_workers());
 }

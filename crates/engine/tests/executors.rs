@@ -217,3 +217,39 @@ fn workers_that_do_not_report_in_time_fail_construction() {
         other => panic!("expected WorkerStartTimeout, got {other:?}"),
     }
 }
+
+/// An affinity hook that panics in one of its two calls.
+#[derive(Debug)]
+struct PanickingAffinity {
+    on_read_back: bool,
+}
+
+impl strata_engine::ThreadAffinity for PanickingAffinity {
+    fn pin_current_thread(&self, _cpus: &CpuSet) -> Result<(), String> {
+        assert!(self.on_read_back, "the pinning hook blew up");
+        Ok(())
+    }
+
+    fn current_thread_affinity(&self) -> Result<CpuSet, String> {
+        panic!("the read-back hook blew up")
+    }
+}
+
+#[test]
+fn a_panicking_affinity_hook_is_a_construction_error_not_an_abort() {
+    for (on_read_back, expect) in [(false, "the pinning hook blew up"), (true, "the read-back hook blew up")] {
+        let affinity = Arc::new(PanickingAffinity { on_read_back });
+        let err = ManagedCpuExecutor::builder(process_mask(), 1).affinity(affinity).build().unwrap_err();
+        match &err {
+            EngineError::PinFailed { worker: 0, reason, .. } => {
+                assert!(reason.contains("panicked") && reason.contains(expect), "{reason}");
+            }
+            other => panic!("expected PinFailed, got {other:?}"),
+        }
+    }
+    // Read-back after start-up with a hook that panics reports, per worker, instead of
+    // unwinding through the pool.
+    let fine =
+        ManagedCpuExecutor::builder(process_mask(), 1).affinity(Arc::new(FakeAffinity::default())).build().unwrap();
+    assert!(fine.worker_affinities().iter().all(Result::is_ok));
+}

@@ -16,8 +16,12 @@
 //! returns to the pool (within its byte cap) and the next output of that size reuses
 //! pages that are already mapped instead of faulting fresh ones.
 //! (Recorded in docs/DECISIONS.md.)
+//!
+//! **Allocation failure is an error.** Every path allocates fallibly (the pool's, a
+//! `try_reserve`, [`strata_pool::try_zeroed_vec`]): a request the allocator refuses is a
+//! `BackendFailure` naming the op and the bytes, never an abort.
 
-use strata_tensor::{Result, Scalar, TypedTensor, shape::checked_len};
+use strata_tensor::{Error, Result, Scalar, TypedTensor, shape::checked_len};
 
 use crate::context::KernelContext;
 
@@ -50,15 +54,22 @@ pub(crate) fn fill_output<T: Scalar>(
             }
         }
         _ => {
+            // Allocation failure is a typed error of `op` (with the bytes), never an abort.
             let mut data = if small {
-                // `resize` rather than `vec![zero; len]`: a zeroed allocation bypasses the
-                // allocator's per-thread cache, and a few stores cost less.
-                let mut data = Vec::with_capacity(len);
+                // `resize` rather than a zeroed allocation: that bypasses the allocator's
+                // per-thread cache, and a few stores cost less.
+                let mut data = Vec::new();
+                data.try_reserve_exact(len).map_err(|_| {
+                    Error::backend_failure(
+                        op,
+                        format!("the allocator could not provide {} bytes", len * T::DTYPE.size_bytes()),
+                    )
+                })?;
                 data.resize(len, T::zero());
                 data
             } else {
                 // Large and no pool: zeroed pages come lazily from the operating system.
-                vec![T::zero(); len]
+                strata_pool::try_zeroed_vec::<T>(op, len)?
             };
             write(&mut data);
             TypedTensor::from_vec(data, shape).map_err(|e| e.in_op(op))

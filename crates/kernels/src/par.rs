@@ -10,8 +10,17 @@
 //! counts completions; indices that never completed are reported after the executor
 //! returns. Violations are recorded in the call's [`ScheduleAudit`], which the caller
 //! (the facade, after every op) turns into a typed error naming the executor and the op.
+//!
+//! **Panics.** A panic of the executor itself (in its `for_each_index`) is caught and
+//! recorded as a violation like any other. A panic inside an index (strata's own kernel
+//! code) is caught on the worker, so the executor never sees it, and is resumed on the
+//! thread that called [`Parallelism::for_each_index`] once the executor has returned:
+//! the panic propagates as it would without an executor, whatever the executor does
+//! with panics.
 
+use std::any::Any;
 use std::borrow::Cow;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
@@ -50,8 +59,9 @@ impl ScheduleAudit {
     }
 
     /// `Ok` when no violation was recorded; otherwise a `RuntimeState` error naming `op`,
-    /// the executor and the first violation. Outputs written during the op are then not
-    /// valid (an `_into` destination holds unspecified values).
+    /// the executor and the first violation, marked
+    /// [`destination_clobbered`](Error::destination_clobbered): outputs written during the
+    /// op are not valid (an `_into` destination holds unspecified values).
     pub fn check(&self, op: &'static str) -> Result<()> {
         if self.is_clean() {
             return Ok(());
@@ -61,10 +71,10 @@ impl ScheduleAudit {
         Err(Error::runtime_state(
             op,
             format!(
-                "executor {executor} broke the fork-join contract ({problem}); the operation's output is not valid \
-                 (an `_into` destination holds unspecified values)"
+                "executor {executor} broke the fork-join contract ({problem}); the operation's output is not valid"
             ),
-        ))
+        )
+        .with_clobbered_destination())
     }
 }
 
@@ -227,13 +237,32 @@ impl<'a> Parallelism<'a> {
             (0..n).for_each(body);
             return Ok(());
         };
-        self.executor.for_each_index(n, &|i| {
-            if claims.claim(i) {
-                body(i);
-                claims.completed.fetch_add(1, Ordering::AcqRel);
+        let body_panic: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
+        let executor_run = catch_unwind(AssertUnwindSafe(|| {
+            self.executor.for_each_index(n, &|i| {
+                if claims.claim(i) {
+                    match catch_unwind(AssertUnwindSafe(|| body(i))) {
+                        Ok(()) => {
+                            claims.completed.fetch_add(1, Ordering::AcqRel);
+                        }
+                        Err(payload) => {
+                            body_panic.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(payload);
+                        }
+                    }
+                }
+            })
+        }));
+        // The kernel's own panic goes on as a panic, from the thread that forked.
+        if let Some(payload) = body_panic.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            resume_unwind(payload);
+        }
+        let verdict = match executor_run {
+            Ok(()) => claims.verdict(),
+            Err(payload) => {
+                Err(format!("its for_each_index panicked: {}", strata_tensor::panic_message(payload.as_ref())))
             }
-        });
-        claims.verdict().inspect_err(|problem| self.audit.record(self.executor.name(), problem.clone()))
+        };
+        verdict.inspect_err(|problem| self.audit.record(self.executor.name(), problem.clone()))
     }
 }
 

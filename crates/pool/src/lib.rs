@@ -56,4 +56,4 @@ mod retained;
 pub use huge_pages::ADVICE_MIN_BYTES as HUGE_PAGE_ADVICE_MIN_BYTES;
 pub use loan::{BufferLoan, OverwriteLoan};
 pub use policy::{AllocationPolicy, AllocationRequest, FreshMemory, NoopAllocationPolicy};
-pub use pool::{BufferPool, PoolStats, REUSE_SLACK_BYTES};
+pub use pool::{BufferPool, PoolStats, REUSE_SLACK_BYTES, try_zeroed_vec};

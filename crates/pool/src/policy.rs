@@ -29,9 +29,9 @@ pub struct AllocationRequest {
 /// acquiring thread, after the memory is allocated and zeroed but before any page of it
 /// has necessarily been touched, and outside the pool's lock.
 ///
-/// Object-safe: a pool holds an `Arc<dyn AllocationPolicy>`. A panic in the hook
-/// propagates to the caller of `acquire_*`; the buffer goes back to the pool and no
-/// accounting is lost.
+/// Object-safe: a pool holds an `Arc<dyn AllocationPolicy>`. A panic in the hook is
+/// caught: the `acquire_*` call returns a `BackendFailure` error naming it, the buffer
+/// goes back to the pool and no accounting is lost.
 ///
 /// ```
 /// use std::sync::Arc;

@@ -171,6 +171,36 @@ fn request_bytes<T: Scalar>(len: usize) -> Option<usize> {
     len.checked_mul(T::DTYPE.size_bytes()).filter(|&b| b <= isize::MAX as usize)
 }
 
+/// The error of an allocation the allocator refused.
+fn refused_error<T: Scalar>(op: &'static str, len: usize, bytes: usize) -> Error {
+    Error::backend_failure(
+        op,
+        format!("the allocator could not provide {bytes} bytes for {len} elements of {}", T::DTYPE),
+    )
+}
+
+/// A fresh, zero-filled `Vec` of `len` elements outside any pool: the fallible
+/// `vec![zero; len]` (zero pages come lazily from the operating system, as there).
+///
+/// ```
+/// let v = strata_pool::try_zeroed_vec::<f64>("example", 3).unwrap();
+/// assert_eq!(v, [0.0; 3]);
+/// let e = strata_pool::try_zeroed_vec::<f64>("example", usize::MAX).unwrap_err();
+/// assert_eq!(e.op(), "example");
+/// ```
+///
+/// Errors: `InvalidArgument` naming `op` when `len` elements exceed the largest possible
+/// allocation; `BackendFailure` naming `op` and the bytes when the allocator refuses.
+pub fn try_zeroed_vec<T: Scalar>(op: &'static str, len: usize) -> Result<Vec<T>> {
+    let bytes = request_bytes::<T>(len).ok_or_else(|| overflow_error::<T>(op, len))?;
+    let buffer = ErasedBuffer::alloc_zeroed::<T>(len).map_err(|_| refused_error::<T>(op, len, bytes))?;
+    match buffer.into_vec::<T>(len) {
+        Ok(lent) => Ok(lent.into_vec()),
+        // INVARIANT: a buffer just allocated for `len` elements of `T` converts back.
+        Err(_) => Err(Error::internal(op, "a fresh buffer did not convert to its own type")),
+    }
+}
+
 impl BufferPool {
     /// A pool retaining at most `cap_bytes` bytes, with the no-op allocation policy and
     /// no NUMA node.
@@ -348,7 +378,8 @@ impl BufferPool {
     }
 
     /// A miss: fresh zeroed memory, placed by the policy. The loan exists before the
-    /// policy runs, so a panicking policy still returns the buffer.
+    /// policy runs, so a panicking policy still returns the buffer; the panic becomes a
+    /// `BackendFailure` error of `op`.
     fn allocate_fresh<T: Scalar>(&self, op: &'static str, len: usize, bytes: usize) -> Result<BufferLoan<T>> {
         let fresh = ErasedBuffer::alloc_zeroed::<T>(len).ok().and_then(|b| b.into_vec::<T>(len).ok());
         let Some(lent) = fresh else {
@@ -358,15 +389,23 @@ impl BufferPool {
             state.end_loan();
             state.stats.misses = state.stats.misses.saturating_sub(1);
             state.stats.fresh_bytes = state.stats.fresh_bytes.saturating_sub(bytes as u64);
-            return Err(Error::backend_failure(
-                op,
-                format!("the allocator could not provide {bytes} bytes for {len} elements of {}", T::DTYPE),
-            ));
+            return Err(refused_error::<T>(op, len, bytes));
         };
         let mut loan = BufferLoan::new(lent, Arc::clone(&self.shared));
         let request = AllocationRequest { node: self.shared.node, dtype: T::DTYPE, len, bytes };
-        self.shared.policy.on_fresh_allocation(&request, FreshMemory::new(&mut loan[..]));
-        Ok(loan)
+        let placed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.shared.policy.on_fresh_allocation(&request, FreshMemory::new(&mut loan[..]))
+        }));
+        match placed {
+            Ok(()) => Ok(loan),
+            Err(payload) => Err(Error::backend_failure(
+                op,
+                format!(
+                    "the allocation policy panicked while placing {bytes} fresh bytes: {}",
+                    strata_tensor::panic_message(payload.as_ref())
+                ),
+            )),
+        }
     }
 }
 

@@ -139,8 +139,14 @@ fn panicking_policy_loses_no_buffer_and_no_accounting() {
         }
     }
     let pool = BufferPool::with_policy(1 << 20, Arc::new(PanickingPolicy));
+    // The panic is caught and becomes a typed error naming the hook.
     let result = catch_unwind(AssertUnwindSafe(|| pool.acquire_zeroed::<f64>(10)));
-    assert!(result.is_err());
+    let err = result.expect("the pool caught the policy's panic").unwrap_err();
+    assert_eq!(err.kind(), strata_tensor::ErrorKind::BackendFailure);
+    assert!(
+        err.message().contains("allocation policy panicked") && err.message().contains("cannot bind 80 bytes"),
+        "{err}"
+    );
     let s = pool.stats();
     assert_eq!((s.outstanding_loans, s.misses, s.buffers, s.retained_bytes), (0, 1, 1, 80));
     // The retained buffer is served without calling the policy again.

@@ -44,12 +44,25 @@ pub trait GemmScalar: Scalar + Add<Output = Self> + Mul<Output = Self> + sealed:
     fn to_c64(self) -> c64;
     /// The value narrowed from `c64` (imaginary part dropped for real types).
     fn from_c64(v: c64) -> Self;
-    /// Runs `job` through the provider's method for this dtype.
+    /// Runs `job` through the provider's method for this dtype; a panicking provider
+    /// gives [`GemmError::ProviderFailure`].
     fn gemm(
         provider: &dyn GemmProvider,
         job: &mut BatchedGemm<'_, Self>,
         par: &dyn ProviderParallelism,
     ) -> Result<(), GemmError>;
+}
+
+/// Runs one provider call, turning a panic of the provider into
+/// [`GemmError::ProviderFailure`] (its `C` may be partly written, as for any failure), so a
+/// faulty provider cannot unwind through strata's kernels.
+fn guarded(provider: &dyn GemmProvider, call: impl FnOnce() -> Result<(), GemmError>) -> Result<(), GemmError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)).unwrap_or_else(|payload| {
+        Err(GemmError::ProviderFailure {
+            provider: provider.capabilities().name,
+            message: format!("it panicked: {}", strata_tensor::panic_message(payload.as_ref())),
+        })
+    })
 }
 
 impl GemmScalar for f32 {
@@ -70,7 +83,7 @@ impl GemmScalar for f32 {
         job: &mut BatchedGemm<'_, Self>,
         par: &dyn ProviderParallelism,
     ) -> Result<(), GemmError> {
-        provider.gemm_f32(job, par)
+        guarded(provider, || provider.gemm_f32(job, par))
     }
 }
 
@@ -92,7 +105,7 @@ impl GemmScalar for f64 {
         job: &mut BatchedGemm<'_, Self>,
         par: &dyn ProviderParallelism,
     ) -> Result<(), GemmError> {
-        provider.gemm_f64(job, par)
+        guarded(provider, || provider.gemm_f64(job, par))
     }
 }
 
@@ -114,7 +127,7 @@ impl GemmScalar for c32 {
         job: &mut BatchedGemm<'_, Self>,
         par: &dyn ProviderParallelism,
     ) -> Result<(), GemmError> {
-        provider.gemm_c32(job, par)
+        guarded(provider, || provider.gemm_c32(job, par))
     }
 }
 
@@ -136,6 +149,6 @@ impl GemmScalar for c64 {
         job: &mut BatchedGemm<'_, Self>,
         par: &dyn ProviderParallelism,
     ) -> Result<(), GemmError> {
-        provider.gemm_c64(job, par)
+        guarded(provider, || provider.gemm_c64(job, par))
     }
 }

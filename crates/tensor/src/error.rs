@@ -58,6 +58,7 @@ pub struct Error {
     message: String,
     #[source]
     source: Option<BoxedSource>,
+    clobbered: bool,
 }
 
 /// `Result` with strata's [`Error`].
@@ -66,7 +67,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// A new error of `kind` raised by operation `op`.
     pub fn new(kind: ErrorKind, op: impl Into<Cow<'static, str>>, message: impl Into<String>) -> Self {
-        Error { kind, op: op.into(), message: message.into(), source: None }
+        Error { kind, op: op.into(), message: message.into(), source: None, clobbered: false }
     }
 
     /// Attaches the typed error that caused this one.
@@ -125,10 +126,54 @@ impl Error {
         &self.message
     }
 
+    /// Marks a failure that happened after the op began writing: an `_into` destination
+    /// it was given may be partly written and holds unspecified values (valid values of
+    /// its dtype, but neither the old contents nor the result). The message says so.
+    ///
+    /// ```
+    /// use strata_tensor::Error;
+    /// let e = Error::backend_failure("dot_general_into", "the provider failed").with_clobbered_destination();
+    /// assert!(e.destination_clobbered());
+    /// assert!(e.message().contains("unspecified"));
+    /// assert!(!Error::backend_failure("add", "x").destination_clobbered());
+    /// ```
+    pub fn with_clobbered_destination(mut self) -> Self {
+        if !self.clobbered {
+            self.clobbered = true;
+            self.message.push_str("; the destination may be partly written: its contents are unspecified");
+        }
+        self
+    }
+
+    /// Whether the failure came after the op began writing, so that an `_into`
+    /// destination holds unspecified values ([`Error::with_clobbered_destination`]).
+    /// Errors without it left every destination untouched; validation errors never
+    /// carry it (inputs are checked before anything is written).
+    pub fn destination_clobbered(&self) -> bool {
+        self.clobbered
+    }
+
     /// Renames the operation, keeping everything else: used when a helper that validated
     /// on behalf of a public op reports under that op's name.
     pub fn in_op(mut self, op: impl Into<Cow<'static, str>>) -> Self {
         self.op = op.into();
         self
+    }
+}
+
+/// The message of a caught panic (`panic!` with a literal or a formatted string), or a
+/// placeholder for other payloads: used where a panic in a user hook becomes an [`Error`].
+///
+/// ```
+/// let payload = std::panic::catch_unwind(|| panic!("bad hook {}", 7)).unwrap_err();
+/// assert_eq!(strata_tensor::panic_message(payload.as_ref()), "bad hook 7");
+/// ```
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {
+    if let Some(s) = payload.downcast_ref::<&'static str>() {
+        s
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s
+    } else {
+        "(a panic without a message)"
     }
 }

@@ -202,11 +202,19 @@ impl Layout {
         }
         let extent = (limit - start).div_ceil(step);
         let mut out = self.clone();
+        // The new offset and stride address elements of this (checked) layout, so their
+        // true values fit; wrapping arithmetic computes exactly those, also where an
+        // operand alone (a huge start or step on a broadcast axis) does not fit an isize.
         if extent > 0 {
-            out.offset = (self.offset as isize + start as isize * self.strides[axis]) as usize;
+            out.offset =
+                (self.offset as isize).wrapping_add((start as isize).wrapping_mul(self.strides[axis])) as usize;
         }
         out.shape[axis] = extent;
-        out.strides[axis] = self.strides[axis] * step as isize;
+        // A single kept index never steps: keep its stride (a step of 2^62 times it need
+        // not fit).
+        if extent > 1 {
+            out.strides[axis] = self.strides[axis].wrapping_mul(step as isize);
+        }
         Ok(out)
     }
 
@@ -270,10 +278,14 @@ impl Layout {
         check_axis("reverse", "axis", axis, self.rank())?;
         let mut out = self.clone();
         let dim = self.shape[axis];
+        // As in `slice_axis`: the last element's offset fits, its factors need not (a
+        // broadcast axis longer than isize::MAX), and `-isize::MIN` only occurs on an
+        // axis of extent 1, where the stride is never used.
         if dim > 0 {
-            out.offset = (self.offset as isize + (dim as isize - 1) * self.strides[axis]) as usize;
+            out.offset =
+                (self.offset as isize).wrapping_add(((dim - 1) as isize).wrapping_mul(self.strides[axis])) as usize;
         }
-        out.strides[axis] = -self.strides[axis];
+        out.strides[axis] = self.strides[axis].wrapping_neg();
         Ok(out)
     }
 

@@ -48,7 +48,7 @@ mod view;
 pub use access::{TensorRead, TensorWrite};
 pub use cache_stats::CacheStats;
 pub use dtype::DType;
-pub use error::{BoxedSource, Error, ErrorKind, Result};
+pub use error::{BoxedSource, Error, ErrorKind, Result, panic_message};
 pub use layout::Layout;
 pub use num_complex::Complex;
 pub use scalar::{Scalar, c32, c64};

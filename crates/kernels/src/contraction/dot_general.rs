@@ -157,7 +157,8 @@ pub(crate) fn dot_general_with(
         }
     }
     let out_shape = output_shape(&lhs, &rhs, config)?;
-    let out_len: usize = out_shape.iter().product();
+    // A zero-size operand may still ask for more outputs than a usize counts.
+    let out_len = strata_tensor::shape::checked_len(OP, &out_shape)?;
     if multiply_adds(lhs.shape(), config, out_len) <= TINY_CONTRACTION {
         return dispatch_contract!(OP, dtype, T => {
             let (l, r) = (lhs.typed_view::<T>()?, rhs.typed_view::<T>()?);

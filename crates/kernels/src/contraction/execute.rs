@@ -234,7 +234,9 @@ fn provider_route<T: ContractScalar>(
             beta: ops.beta,
             c: GemmMatrixMut::new(out, at[OUT] as usize, plan.out_mat[0], plan.out_mat[1], inner_strides[OUT]),
         };
-        T::gemm(provider, &mut gemm, par).map_err(|e| Error::from(e).in_op("dot_general"))
+        // Earlier items (or panels) may already be written: a provider failure leaves the
+        // destination partly written, and says so.
+        T::gemm(provider, &mut gemm, par).map_err(|e| Error::from(e).in_op("dot_general").with_clobbered_destination())
     };
     if owner == ParallelOwner::BatchFork
         && let Some(parts) = disjoint_parts(plan, base, out)

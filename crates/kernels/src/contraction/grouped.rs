@@ -126,7 +126,12 @@ fn run_grouped<T: ContractScalar>(
     for &job in &plan.alone {
         run_job(job, ctx);
     }
-    let sequential = KernelContext::sequential();
+    // Packed jobs run one per worker, single-threaded, with the domain's pool (their
+    // outputs are the domain's like any other).
+    let sequential = match ctx.pool() {
+        Some(pool) => KernelContext::sequential().with_pool(pool),
+        None => KernelContext::sequential(),
+    };
     ctx.par().for_each_index(plan.packed.len(), &|w| {
         for &job in &plan.packed[w] {
             run_job(job, &sequential);

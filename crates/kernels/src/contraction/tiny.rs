@@ -30,6 +30,17 @@ pub(crate) fn contract_tiny<T: ContractScalar>(
     conj: [bool; 2],
     out: &mut [T],
 ) {
+    // No result: nothing to sum. (Zero-size operands may have huge, strided contracting
+    // axes that a non-empty result rules out.)
+    if out.is_empty() {
+        return;
+    }
+    // An empty contraction sums nothing: zeros, without walking operands that address
+    // nothing (and whose strides may be anything).
+    if config.lhs_contracting.iter().any(|&d| lhs.shape()[d] == 0) {
+        out.fill(T::zero());
+        return;
+    }
     let (ls, rs) = (lhs.strides(), rhs.strides());
     // Per result axis (batch, lhs free, rhs free): its extent and its stride in each operand.
     let mut axes: Vec<(usize, isize, isize)> = Vec::with_capacity(lhs.rank() + rhs.rank());
@@ -54,16 +65,19 @@ pub(crate) fn contract_tiny<T: ContractScalar>(
             acc = acc + maybe_conj(lb[(lo + a) as usize], conj[0]) * maybe_conj(rb[(ro + b) as usize], conj[1]);
         }
         *slot = acc;
-        // Advance the row-major result index, moving both operand offsets with it.
+        // Advance the row-major result index, moving both operand offsets with it. Past
+        // the end of an axis the offsets leave the operands for a moment (by a stride
+        // that may be huge on an extent-1 axis): wrapping steps, exact whenever they are
+        // read.
         for (axis, &(extent, sl, sr)) in axes.iter().enumerate().rev() {
             index[axis] += 1;
-            lo += sl;
-            ro += sr;
+            lo = lo.wrapping_add(sl);
+            ro = ro.wrapping_add(sr);
             if index[axis] < extent {
                 break;
             }
-            lo -= sl * extent as isize;
-            ro -= sr * extent as isize;
+            lo = lo.wrapping_sub(sl.wrapping_mul(extent as isize));
+            ro = ro.wrapping_sub(sr.wrapping_mul(extent as isize));
             index[axis] = 0;
         }
     }

@@ -83,7 +83,8 @@ impl DynamicSlicePlan {
                     format!("slice_sizes[{axis}] = {size} exceeds operand extent {dim} of axis {axis}"),
                 ));
             }
-            max_start.push((dim - size) as i64);
+            // Starts are i64: a larger room (a zero-size operand's huge extent) clamps alike.
+            max_start.push(i64::try_from(dim - size).unwrap_or(i64::MAX));
         }
         Ok(DynamicSlicePlan { sizes: sizes.to_vec(), max_start })
     }
@@ -162,7 +163,7 @@ impl DynamicUpdatePlan {
                     format!("update extent {size} of axis {axis} exceeds operand extent {dim}"),
                 ));
             }
-            max_start.push((dim - size) as i64);
+            max_start.push(i64::try_from(dim - size).unwrap_or(i64::MAX));
         }
         Ok(DynamicUpdatePlan { operand: operand.to_vec(), update: update.to_vec(), max_start })
     }
@@ -181,10 +182,11 @@ impl DynamicUpdatePlan {
         let operand = operand.typed_view::<T>().map_err(|e| e.in_op(UPDATE_OP))?;
         let update = update.typed_view::<T>().map_err(|e| e.in_op(UPDATE_OP))?;
         let out_strides = row_major_strides(&self.operand);
-        let at: isize = starts.iter().zip(&out_strides).map(|(&s, &st)| s as isize * st).sum();
         let out = fill_output(ctx, UPDATE_OP, &self.operand, |out: &mut [T]| {
             copy_to_contiguous(ctx, &operand, out);
             if !out.is_empty() {
+                // A non-empty output's starts and strides address its own elements.
+                let at: isize = starts.iter().zip(&out_strides).map(|(&s, &st)| s as isize * st).sum();
                 let from = Strided { offset: update.offset() as isize, strides: update.strides() };
                 copy_strided(&self.update, update.buffer(), from, out, Strided { offset: at, strides: &out_strides });
             }

@@ -86,18 +86,27 @@ fn run<T: Scalar>(
     let value_view = padding_value.typed_view::<T>().map_err(|e| e.in_op(OP))?;
     let value = value_view.buffer()[value_view.offset()];
     let view = operand.typed_view::<T>().map_err(|e| e.in_op(OP))?;
-    let out_strides = row_major_strides(out_shape);
     let kept: Vec<usize> = placements.iter().map(|p| p.count).collect();
-    let src_at = view.offset() as isize
-        + placements.iter().zip(view.strides()).map(|(p, &s)| p.first as isize * s).sum::<isize>();
-    let dst_at: isize = placements.iter().zip(&out_strides).map(|(p, &s)| p.at as isize * s).sum();
-    let dst_strides: Vec<isize> = placements.iter().zip(&out_strides).map(|(p, &s)| p.step as isize * s).collect();
     let out = fill_output(ctx, OP, out_shape, |out: &mut [T]| {
         fill(ctx, out, value);
-        if !out.is_empty() && !kept.contains(&0) {
-            let from = Strided { offset: src_at, strides: view.strides() };
-            copy_strided(&kept, view.buffer(), from, out, Strided { offset: dst_at, strides: &dst_strides });
+        // Offsets only when something is copied, into an output that exists: then every
+        // product below addresses an element of the (valid) operand view or of the
+        // output, so none overflows. An axis keeping a single element never steps,
+        // whatever its (possibly huge) interior.
+        if kept.contains(&0) || out.is_empty() {
+            return;
         }
+        let out_strides = row_major_strides(out_shape);
+        let src_at = view.offset() as isize
+            + placements.iter().zip(view.strides()).map(|(p, &s)| p.first as isize * s).sum::<isize>();
+        let dst_at: isize = placements.iter().zip(&out_strides).map(|(p, &s)| p.at as isize * s).sum();
+        let dst_strides: Vec<isize> = placements
+            .iter()
+            .zip(&out_strides)
+            .map(|(p, &s)| if p.count > 1 { p.step as isize * s } else { 0 })
+            .collect();
+        let from = Strided { offset: src_at, strides: view.strides() };
+        copy_strided(&kept, view.buffer(), from, out, Strided { offset: dst_at, strides: &dst_strides });
     })?;
     Ok(out.into())
 }

@@ -96,6 +96,16 @@ impl ScatterPlan {
             plan.window_upd_strides.push(updates.strides[d]);
             plan.window_out_strides.push(out_strides[a]);
         }
+        // As XLA: a window can never be larger than the operand (jax.lax refuses it too).
+        if let Some(a) = (0..rank).find(|&a| window_extent[a] > operand.shape[a]) {
+            return Err(Error::invalid_argument(
+                OP,
+                format!(
+                    "the update window has extent {} along operand axis {a}, which has only {}",
+                    window_extent[a], operand.shape[a]
+                ),
+            ));
+        }
         for d in (0..updates.shape.len()).filter(|d| !config.update_window_dims.contains(d)) {
             let j = *batches.next().ok_or_else(|| Error::internal(OP, "scatter axes ran out"))?;
             let paired = config.scatter_indices_batching_dims.iter().position(|&b| b == j);
@@ -113,7 +123,8 @@ impl ScatterPlan {
             .iter()
             .map(|&a| Component {
                 out_stride: out_strides[a],
-                max_start: (operand.shape[a] - window_extent[a]) as i64,
+                // Starts are i64: more room than that (a zero-size operand) clamps alike.
+                max_start: i64::try_from(operand.shape[a] - window_extent[a]).unwrap_or(i64::MAX),
                 indexes_axis0: a == 0,
             })
             .collect();

@@ -38,8 +38,11 @@ pub fn extract_diagonal(ctx: &KernelContext<'_>, x: TensorRead<'_>, a: usize, b:
             shape.push(v.shape()[k]);
             strides.push(v.strides()[k]);
         }
-        shape.push(v.shape()[a].min(v.shape()[b]));
-        strides.push(v.strides()[a] + v.strides()[b]);
+        let len = v.shape()[a].min(v.shape()[b]);
+        shape.push(len);
+        // A diagonal of two or more elements of a non-empty view addresses element (1, 1),
+        // so the sum fits; otherwise it never steps (and the strides may be anything).
+        strides.push(if len > 1 && !v.is_empty() { v.strides()[a] + v.strides()[b] } else { 0 });
         let diag = TypedView::new(v.buffer(), &shape, &strides, v.offset()).map_err(|e| e.in_op(OP))?;
         to_contiguous_typed(ctx, &diag).map(Tensor::from)
     })
@@ -74,6 +77,9 @@ pub fn embed_diagonal(ctx: &KernelContext<'_>, x: TensorRead<'_>, a: usize, b: u
 }
 
 fn write_diagonal<T: Scalar>(out: &mut [T], out_shape: &[usize], a: usize, b: usize, src: &TypedView<'_, T>) {
+    if out.is_empty() {
+        return;
+    }
     out.fill(T::zero());
     let full = strata_tensor::shape::row_major_strides(out_shape);
     let (mut shape, mut strides) = (Vec::new(), Vec::new());
