@@ -31,6 +31,7 @@ mod disjoint;
 mod dot_general;
 mod execute;
 mod grouped;
+mod microkernel;
 mod plan;
 mod scalar;
 mod small;
