@@ -11,6 +11,10 @@
 //! Prints the median time of each workload (and with `--steps` of each step) and GFLOP/s
 //! (2 real flops per real multiply-add, 8 per complex one), the thread counts alternated
 //! within every repetition. `benches/tn/peers.py` runs the same steps on numpy and JAX.
+//!
+//! `--cpu` times the one-worker runs by the calling thread's CPU time instead of the wall
+//! clock: on a machine shared with other work, time slices taken by other processes then
+//! do not count (caches shared with them still do). Pair it with `peers.py --cpu`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -155,8 +159,21 @@ impl Domain {
     }
 }
 
+/// Seconds on the wall clock, or of the calling thread's CPU time.
+fn clock(cpu: bool) -> f64 {
+    if cpu {
+        let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `t` is a valid timespec to write into.
+        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+        t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+    } else {
+        static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+        START.get_or_init(Instant::now).elapsed().as_secs_f64()
+    }
+}
+
 /// Runs every step once; returns the per-step seconds and the last output.
-fn run(w: &Workload, inputs: &[(String, Tensor, Vec<usize>)], d: &Domain) -> (Vec<f64>, Tensor) {
+fn run(w: &Workload, inputs: &[(String, Tensor, Vec<usize>)], d: &Domain, cpu: bool) -> (Vec<f64>, Tensor) {
     let ctx = KernelContext::new(Parallelism::new(d.exec.as_ref(), d.budget)).with_pool(&d.pool);
     let cache = PlanCache::Domain(&d.cache);
     let mut made: HashMap<&str, Tensor> = HashMap::new();
@@ -169,11 +186,11 @@ fn run(w: &Workload, inputs: &[(String, Tensor, Vec<usize>)], d: &Domain) -> (Ve
             let (_, t, perm) = inputs.iter().find(|(n, _, _)| n == name).unwrap();
             t.view().permute(perm).unwrap().into()
         };
-        let start = Instant::now();
+        let start = clock(cpu);
         let out =
             dot_general(&ctx, read(&s.lhs), read(&s.rhs), &s.config, false, s.conj, &FaerGemmProvider, Some(&cache))
                 .unwrap();
-        times.push(start.elapsed().as_secs_f64());
+        times.push(clock(cpu) - start);
         made.insert(&s.out, out);
     }
     let last = made.remove(w.steps.last().unwrap().out.as_str()).unwrap();
@@ -192,6 +209,7 @@ fn median(v: &mut [f64]) -> f64 {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     let steps = args.iter().any(|a| a == "--steps");
+    let cpu = args.iter().any(|a| a == "--cpu");
     let reps: usize = args.iter().find_map(|a| a.strip_prefix("--reps=")).map_or(15, |r| r.parse().unwrap());
     let filter = args.iter().find(|a| !a.starts_with("--")).cloned().unwrap_or_default();
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/benches/tn/workloads.txt")).unwrap();
@@ -209,14 +227,14 @@ fn main() {
             })
             .collect();
         // Untimed: warm caches and pools, and check both thread counts agree.
-        let (_, a) = run(w, &inputs, &domains[0]);
-        let (_, b) = run(w, &inputs, &domains[1]);
+        let (_, a) = run(w, &inputs, &domains[0], false);
+        let (_, b) = run(w, &inputs, &domains[1], false);
         assert_eq!(a.shape(), b.shape(), "{}", w.name);
         let mut totals = [Vec::new(), Vec::new()];
         let mut per_step = [vec![Vec::new(); w.steps.len()], vec![Vec::new(); w.steps.len()]];
         for _ in 0..reps {
             for (t, d) in domains.iter().enumerate() {
-                let (times, out) = run(w, &inputs, d);
+                let (times, out) = run(w, &inputs, d, cpu && t == 0);
                 totals[t].push(times.iter().sum::<f64>());
                 for (i, s) in times.into_iter().enumerate() {
                     per_step[t][i].push(s);
@@ -227,7 +245,13 @@ fn main() {
         let flops = w.flops();
         let g = |t: usize, v: &mut Vec<f64>| flops / median(v) / 1e9 + 0.0 * t as f64;
         let (g1, g2) = (g(0, &mut totals[0]), g(1, &mut totals[1]));
-        println!("{:<32} {:>5} {:>8.3} {:>9.2} {:>9.2}", w.name, w.dtype.name(), flops / 1e9, g1, g2);
+        let dtype = match w.dtype {
+            DType::F32 => "f32",
+            DType::F64 => "f64",
+            DType::C32 => "c32",
+            _ => "c64",
+        };
+        println!("{:<32} {:>5} {:>8.3} {:>9.2} {:>9.2}", w.name, dtype, flops / 1e9, g1, g2);
         if steps {
             for (i, s) in w.steps.iter().enumerate() {
                 let f = s.macs * if w.dtype.is_complex() { 8.0 } else { 2.0 };

@@ -8,7 +8,7 @@ use strata_provider::{BatchedGemm, GemmMatrix, GemmMatrixMut, GemmProvider};
 use strata_tensor::{Error, Layout, Result, TypedView, TypedViewMut};
 
 use super::disjoint::DisjointOut;
-use super::microkernel::{self, TileJob, TileLayout};
+use super::microkernel::{self, TileJob, Units};
 use super::plan::{ContractionPlan, LHS, OUT, RHS, Route};
 use super::scalar::ContractScalar;
 use super::small::SmallGemm;
@@ -16,9 +16,9 @@ use crate::alloc::fill_output;
 use crate::context::KernelContext;
 use crate::structural;
 
-/// Below this many multiply-adds a whole contraction runs on the calling thread: forking
-/// costs more than it saves.
-const PARALLEL_MIN_MACS: usize = 1 << 16;
+/// Below this many multiply-adds a whole contraction runs on the calling thread: waking
+/// the domain's workers (microseconds) costs more than splitting the work saves.
+pub(crate) const PARALLEL_MIN_MACS: usize = 1 << 18;
 
 /// What a plan reads and how it combines into the destination.
 pub(crate) struct Operands<'a, T> {
@@ -48,7 +48,8 @@ pub(crate) enum ParallelOwner {
 
 /// SPEC §7: one party owns the parallelism of each operation.
 pub(crate) fn parallel_owner(plan: &ContractionPlan, budget: usize) -> ParallelOwner {
-    let count = plan.tiles.as_ref().map_or_else(|| plan.batch_count(), TileLayout::items);
+    // The tiles split an item's columns too, so a single item can be forked.
+    let count = plan.tiles.as_ref().map_or_else(|| plan.batch_count(), |t| Units::new(t, budget * 4).count());
     if budget <= 1 || plan.macs() < PARALLEL_MIN_MACS {
         ParallelOwner::Inline
     } else if count >= budget || plan.route != Route::Provider {
@@ -167,7 +168,8 @@ fn own_loops<T: ContractScalar>(
         ParallelOwner::Inline | ParallelOwner::Provider(_) => 1,
     };
     if let (Some(layout), false) = (plan.tiles.as_ref(), vanishes) {
-        let count = layout.items();
+        let units = Units::new(layout, chunks);
+        let count = units.count();
         let chunks = chunks.min(count);
         let range = |c: usize| c * count / chunks..(c + 1) * count / chunks;
         let job = TileJob {
@@ -185,7 +187,7 @@ fn own_loops<T: ContractScalar>(
             // Distinct items write distinct output elements: the destination is a
             // non-aliasing mutable view or a compact staging buffer, and the batch axes
             // are disjoint from the m and n axes.
-            if let Err(e) = microkernel::run_items(&job, &out, range(c), &mut scratch) {
+            if let Err(e) = microkernel::run_units(&job, &out, units, range(c), &mut scratch) {
                 failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
             }
         };

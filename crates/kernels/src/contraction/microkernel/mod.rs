@@ -1,27 +1,32 @@
-//! Batched small GEMM: many products of at most a few dozen rows, columns and contraction
-//! terms each, computed by register tiles over the whole batch with no per-item dispatch,
-//! planning or allocation.
+//! The register-tile engine: small, batched and thin contractions computed straight from
+//! the operands as they lie, with no per-item dispatch, planning, allocation or copy.
 //!
-//! **Orientation.** Each product is computed as `C[i, j] = Σ_p X[i, p] · Y[p, j]` with `i`
-//! the vectorised axis: either `i` = rows of C (X = lhs, Y = rhs) or, for the transposed
-//! problem `Cᵀ = Bᵀ · Aᵀ`, `i` = columns of C (X = rhs, Y = lhs). The job picks the
-//! orientation in which C, and if possible X, have unit stride along `i`, so row-major,
-//! column-major and transposed operands are read as they lie. Y is read element by
-//! element through any strides (one broadcast per column and `p`). When X has no unit
-//! stride along `i` each item's X is first copied into a compact scratch block; when C
-//! has none, each item is computed into a compact scratch block and then written through
-//! C's strides. Scratch belongs to the caller (one buffer per worker, reused for every
-//! item of its range).
+//! **Mapping** (`layout.rs`, part of the cached analysis). Every item computes
+//! `C[i, j] = Σ_p X[i, p] · Y[p, j]`: i is one free axis with unit stride in C (the
+//! vectorised rows), j one free axis of the other operand (the tile columns, any stride),
+//! p every contracted axis at once through a table of offsets, and every other axis a
+//! loop axis enumerating the items. X is whichever operand carries i, so row-major,
+//! column-major, transposed and permuted operands are all read in place; contracted axes
+//! that interleave with others (short bond axes of tensor networks) cost one table read
+//! per term instead of a copy of the operand. Only when X has no unit stride along i is
+//! each item's X copied into a compact block (reused by consecutive items that share
+//! it), and only when C has none is each item computed into a compact block and then
+//! written through C's strides; the blocks live in the caller's per-worker scratch.
 //!
-//! **Tiles.** An item is cut into tiles of up to four registers along `i` by up to eight
-//! columns (`tile.rs`), the widest that keep every accumulator in a register; the last
-//! register of a row uses masked loads and stores, and column tails take narrower tiles
-//! (8, 4, 2, 1). The tile code is generic over the instruction set (`lanes.rs`: AVX-512F,
-//! AVX2 + FMA, portable), chosen once per call at run time.
+//! **Tiles** (`tile.rs`). An item's rows are cut into tiles of up to four registers by
+//! up to eight columns, the widest that keep every accumulator in a register for the
+//! whole contraction; the last register of a row uses masked loads and stores, and
+//! column tails take narrower tiles (8, 4, 2, 1). The tile code is generic over the
+//! instruction set (`lanes.rs`: AVX-512F, AVX2 + FMA, portable), chosen once per call at
+//! run time. Complex elements are interleaved pairs of reals with two accumulators per
+//! register (the conjugation flags are signs in the final combination).
 //!
-//! **Numbers.** Each output element is one chain of fused multiply-adds in `p` order,
+//! **Parallel units.** The work is cut into units of one item and a range of its columns
+//! ([`Units`]); workers take disjoint ranges of units, so a single large item is split too.
+//!
+//! **Numbers.** Each output element is one chain of fused multiply-adds in term order,
 //! computed by one worker, so results are independent of the thread count and of how the
-//! batch is split (they do depend on the instruction set: the portable path has no fused
+//! work is split (they do depend on the instruction set: the portable path has no fused
 //! multiply-add).
 
 mod lanes;
@@ -197,19 +202,48 @@ impl<T: ContractScalar> TileJob<'_, T> {
     }
 }
 
-/// Computes items `items` of `job` into `out`, with `scratch` for packed blocks.
+/// How the work of one job is cut into units for the workers: every item, and each
+/// item's columns j in `parts` pieces (whole tiles of eight columns).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Units {
+    pub items: usize,
+    pub parts: usize,
+    /// Columns per piece (a multiple of 8, except when one piece holds all of j).
+    pub piece: usize,
+}
+
+impl Units {
+    /// Cuts `layout` into at least `want` units where its items are fewer: each item's
+    /// columns are then split too, never below one tile of eight columns.
+    pub(crate) fn new(layout: &TileLayout, want: usize) -> Units {
+        let items = layout.items();
+        let tiles = layout.j.div_ceil(8);
+        let parts = want.div_ceil(items.max(1)).clamp(1, tiles.max(1));
+        let piece = if parts == 1 { layout.j } else { tiles.div_ceil(parts) * 8 };
+        Units { items, parts: layout.j.div_ceil(piece.max(1)).max(1), piece: piece.max(1) }
+    }
+
+    /// Number of units.
+    pub(crate) fn count(&self) -> usize {
+        self.items * self.parts
+    }
+}
+
+/// Computes units `range` of `job` (see [`Units`]) into `out`, with `scratch` for packed
+/// blocks.
 ///
-/// The destination elements of distinct items must be distinct (a non-aliasing
-/// destination, and loop axes that all index it), so that workers running disjoint item
+/// The destination elements of distinct units must be distinct (a non-aliasing
+/// destination, and loop axes that all index it), so that workers running disjoint unit
 /// ranges never touch one element: that is the contract every user of [`DisjointOut`]
 /// keeps.
-pub(crate) fn run_items<T: ContractScalar>(
+pub(crate) fn run_units<T: ContractScalar>(
     job: &TileJob<'_, T>,
     out: &DisjointOut<'_, T>,
-    items: Range<usize>,
+    units: Units,
+    range: Range<usize>,
     scratch: &mut Vec<T>,
 ) -> Result<()> {
-    if items.is_empty() {
+    if range.is_empty() {
         return Ok(());
     }
     job.check_bounds(out.len())?;
@@ -217,21 +251,22 @@ pub(crate) fn run_items<T: ContractScalar>(
     if scratch.len() < need {
         scratch.resize(need, T::zero());
     }
-    T::Part::with_lanes(ItemsWork { job, out, items, scratch });
+    T::Part::with_lanes(ItemsWork { job, out, units, range, scratch });
     Ok(())
 }
 
 struct ItemsWork<'j, 'a, 'o, 's, T> {
     job: &'j TileJob<'a, T>,
     out: &'j DisjointOut<'o, T>,
-    items: Range<usize>,
+    units: Units,
+    range: Range<usize>,
     scratch: &'s mut Vec<T>,
 }
 
 impl<T: ContractScalar> LanesWork<T::Part> for ItemsWork<'_, '_, '_, '_, T> {
     #[inline(always)]
     fn run<S: Lanes<R = T::Part>>(self, s: S) {
-        let ItemsWork { job, out, items, scratch } = self;
+        let ItemsWork { job, out, units, range, scratch } = self;
         let l = job.layout;
         let (x_is, y_is) = (l.x_is, l.y_is());
         let (conj_x, conj_y) = (job.conj[usize::from(x_is != LHS)], job.conj[usize::from(x_is == LHS)]);
@@ -256,10 +291,16 @@ impl<T: ContractScalar> LanesWork<T::Part> for ItemsWork<'_, '_, '_, '_, T> {
         };
         let out_ptr = out.as_mut_ptr();
         let mut packed_from = None;
-        let mut at = Odometer::new(&l.loops, job.base, items.start);
-        for _ in items {
+        let mut part = range.start % units.parts;
+        let mut at = Odometer::new(&l.loops, job.base, range.start / units.parts);
+        for _ in range {
+            if part == units.parts {
+                part = 0;
+                at.advance(&l.loops);
+            }
             let offsets = at.offsets;
-            at.advance(&l.loops);
+            let cols = part * units.piece..((part + 1) * units.piece).min(l.j);
+            part += 1;
             let x: *const S::R = if l.pack_x {
                 // Consecutive items that differ only along Y's axes share X.
                 if packed_from != Some(offsets[x_is]) {
@@ -280,10 +321,11 @@ impl<T: ContractScalar> LanesWork<T::Part> for ItemsWork<'_, '_, '_, '_, T> {
                 // SAFETY: `check_bounds` proved every X and Y element of the item in
                 // bounds (a packed X is `i · k` elements of `pack`); the staging block
                 // holds `i · j` elements, written only here.
-                unsafe { tiles::<S, T>(s, l, &strides, &staged, x, y, c) };
-                for j in 0..l.j {
+                unsafe { tiles::<S, T>(s, l, &strides, &staged, x, y, c, cols.clone()) };
+                for j in cols {
                     for i in 0..l.i {
                         let v = stage[j * l.i + i];
+                        // (The staged block is indexed by the item's own column j.)
                         let to = (offsets[OUT] + i as isize * l.c_i + j as isize * l.c_j) as usize;
                         // SAFETY: `to` is this item's element (i, j), in bounds by
                         // `check_bounds`; distinct items own distinct elements (caller).
@@ -294,7 +336,7 @@ impl<T: ContractScalar> LanesWork<T::Part> for ItemsWork<'_, '_, '_, '_, T> {
                 let c: *mut S::R = out_ptr.wrapping_offset(offsets[OUT]).cast();
                 // SAFETY: `check_bounds` proved every element of the item in bounds; its
                 // destination elements belong to this item alone (the caller's contract).
-                unsafe { tiles::<S, T>(s, l, &strides, &direct, x, y, c) };
+                unsafe { tiles::<S, T>(s, l, &strides, &direct, x, y, c, cols) };
             }
         }
     }
@@ -351,8 +393,9 @@ const fn fits(nv: usize, nb: usize, complex: bool, accumulators: usize) -> bool 
     nv * nb * if complex { 2 } else { 1 } <= accumulators
 }
 
-/// Computes one item: tiles of up to [`MAX_REGISTERS`] registers along i, columns in
-/// tiles of 8, 4, 2 and 1 (the widest that fits and is not longer than what is left).
+/// Computes columns `cols` of one item: tiles of up to [`MAX_REGISTERS`] registers along
+/// i, columns in tiles of 8, 4, 2 and 1 (the widest that fits and is not longer than what
+/// is left).
 ///
 /// # Safety
 /// `x`, `y` and `c` point at the item's X, Y and C (C with unit stride along i), every
@@ -367,6 +410,7 @@ unsafe fn tiles<S: Lanes, T: MicroScalar<Part = S::R>>(
     x: *const S::R,
     y: *const S::R,
     c: *mut S::R,
+    cols: Range<usize>,
 ) {
     let w = if T::COMPLEX { 2 } else { 1 };
     let rows_per_tile = MAX_REGISTERS * S::L / w;
@@ -377,9 +421,9 @@ unsafe fn tiles<S: Lanes, T: MicroScalar<Part = S::R>>(
         let nv = reals.div_ceil(S::L);
         let last = s.first(reals - (nv - 1) * S::L);
         let (xi, ci) = (x.wrapping_add(i0 * w), c.wrapping_add(i0 * w));
-        let mut j0 = 0;
-        while j0 < l.j {
-            let left = l.j - j0;
+        let mut j0 = cols.start;
+        while j0 < cols.end {
+            let left = cols.end - j0;
             let nb =
                 COLUMNS.into_iter().find(|&nb| nb <= left && fits(nv, nb, T::COMPLEX, S::ACCUMULATORS)).unwrap_or(1);
             let yj = y.wrapping_offset(j0 as isize * g.y_j);
