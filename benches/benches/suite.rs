@@ -22,7 +22,7 @@ fn tiny(c: &mut Criterion) {
     let strata = Strata::with_threads(1).expect("strata handle");
     let mut g = c.benchmark_group("tiny_add");
     let (a, b) = (tensor(vec![1.5], &[1]), tensor(vec![2.25], &[1]));
-    g.bench_function("strata", |bn| bn.iter(|| strata.backend().binary(BinaryOp::Add, (&a).into(), (&b).into())));
+    g.bench_function("strata", |bn| bn.iter(|| strata.backend().binary(BinaryOp::Add, &a, &b)));
     let (na, nb) = (Array1::from_vec(vec![1.5]), Array1::from_vec(vec![2.25]));
     g.bench_function("ndarray", |bn| bn.iter(|| black_box(&na + &nb)));
     g.finish();
@@ -31,17 +31,15 @@ fn tiny(c: &mut Criterion) {
     strata
         .backend()
         .with_session(|s| {
-            g.bench_function("strata", |bn| bn.iter(|| s.binary(BinaryOp::Add, (&a).into(), (&b).into())));
+            g.bench_function("strata", |bn| bn.iter(|| s.binary(BinaryOp::Add, &a, &b)));
         })
         .expect("session");
     g.finish();
 
     let mut g = c.benchmark_group("matmul_2x2");
     let (a, b) = (tensor(vec![1.0, 2.0, 3.0, 4.0], &[2, 2]), tensor(vec![5.0, 6.0, 7.0, 8.0], &[2, 2]));
-    let cfg = DotGeneralConfig::matmul();
-    g.bench_function("strata", |bn| {
-        bn.iter(|| strata.backend().dot_general((&a).into(), (&b).into(), &cfg, false, false))
-    });
+    let cfg = DotGeneral::matmul();
+    g.bench_function("strata", |bn| bn.iter(|| strata.backend().dot_general(&a, &b, &cfg)));
     let (fa, fb) =
         (faer::Mat::from_fn(2, 2, |i, j| (2 * i + j) as f64), faer::Mat::from_fn(2, 2, |i, j| (i + j) as f64));
     g.bench_function("faer", |bn| bn.iter(|| black_box(&fa * &fb)));
@@ -59,9 +57,7 @@ fn streaming(c: &mut Criterion) {
     let (a, b) =
         (TypedTensor::from_vec(va.clone(), &[LEN]).expect("a"), TypedTensor::from_vec(vb.clone(), &[LEN]).expect("b"));
     let mut out = TypedTensor::<f64>::zeros(&[LEN]).expect("out");
-    g.bench_function("strata", |bn| {
-        bn.iter(|| strata.backend().binary_into(BinaryOp::Add, (&a).into(), (&b).into(), (&mut out).into()))
-    });
+    g.bench_function("strata", |bn| bn.iter(|| strata.backend().binary_into(BinaryOp::Add, &a, &b, &mut out)));
     let (na, nb, mut nc) = (Array1::from_vec(va.clone()), Array1::from_vec(vb.clone()), Array1::<f64>::zeros(LEN));
     g.bench_function("ndarray", |bn| bn.iter(|| Zip::from(&mut nc).and(&na).and(&nb).for_each(|c, &a, &b| *c = a + b)));
     let mut c2 = vec![0.0; LEN];

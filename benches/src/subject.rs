@@ -34,9 +34,6 @@ impl Strata {
     /// `c = a · b` for row-major `n × n` tensors through the facade's `dot_general_into`
     /// (the destination is reused, as a caller's preallocated output would be).
     pub fn matmul_into(&self, a: &Tensor, b: &Tensor, c: &mut Tensor) -> Result<(), String> {
-        let (one, zero) = (c64::new(1.0, 0.0), c64::new(0.0, 0.0));
-        self.backend
-            .dot_general_into(a.into(), b.into(), &DotGeneralConfig::matmul(), false, false, one, zero, c.into())
-            .map_err(|e| e.to_string())
+        self.backend.dot_general_into(a, b, &DotGeneral::matmul(), c).map_err(|e| e.to_string())
     }
 }

@@ -13,7 +13,6 @@ use std::sync::Barrier;
 use std::time::Instant;
 
 use ndarray::Array1;
-use strata_backend::ElementwiseOps;
 use strata_tensor::TypedTensor;
 use strata_tensor::config::BinaryOp;
 
@@ -46,7 +45,7 @@ struct StrataWorker {
 impl Worker for StrataWorker {
     fn step(&mut self) {
         let Self { strata, a, b, out, failure } = self;
-        let r = strata.backend().binary_into(BinaryOp::Add, (&*a).into(), (&*b).into(), out.into());
+        let r = strata.backend().binary_into(BinaryOp::Add, &*a, &*b, out);
         if let Err(e) = r {
             failure.get_or_insert(e.to_string());
         }
@@ -149,9 +148,7 @@ fn measure(suite: &mut Suite) -> Result<(), String> {
             TypedTensor::from_vec(b, &[SMALL]).map_err(|e| e.to_string())?,
         );
         let mut out = TypedTensor::<f64>::zeros(&[SMALL]).map_err(|e| e.to_string())?;
-        s.backend()
-            .binary_into(BinaryOp::Add, (&ta).into(), (&tb).into(), (&mut out).into())
-            .map_err(|e| e.to_string())?;
+        s.backend().binary_into(BinaryOp::Add, &ta, &tb, &mut out).map_err(|e| e.to_string())?;
         close("strata", out.data(), &want, 0.0)?;
     }
     eprintln!("  {CASE}");

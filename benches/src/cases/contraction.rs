@@ -5,8 +5,7 @@
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
 use ndarray::ArrayView2;
-use strata_backend::ContractionOps;
-use strata_tensor::config::DotGeneralConfig;
+use strata_tensor::config::{DotGeneral, DotGeneralConfig};
 use strata_tensor::{Tensor, TypedTensor};
 
 use super::consume;
@@ -72,7 +71,7 @@ fn measure(suite: &mut Suite, c: &Contraction) -> Result<(), String> {
         ArrayView2::from_shape((c.m, c.k), &a).map_err(|e| e.to_string())?,
         ArrayView2::from_shape((c.k, c.n), &b).map_err(|e| e.to_string())?,
     );
-    let strata_call = || strata.backend().dot_general((&lhs).into(), (&rhs).into(), &c.config, false, false);
+    let strata_call = || strata.backend().dot_general(&lhs, &rhs, &DotGeneral::from(&c.config));
     let mut faer_out = vec![0.0; c.m * c.n];
     let faer_call = |out: &mut [f64]| {
         let cm = MatMut::from_row_major_slice_mut(out, c.m, c.n);

@@ -4,7 +4,7 @@
 
 use ndarray::{Array1, Zip};
 use rayon::prelude::*;
-use strata_backend::{BufferOps, ElementwiseOps, ReductionOps};
+use strata_backend::BufferOps;
 use strata_tensor::TypedTensor;
 use strata_tensor::config::{BinaryOp, ReduceOp, UnaryOp};
 
@@ -82,9 +82,7 @@ impl Fixture {
 
 fn add_into(f: &Fixture, suite: &mut Suite, case: &str) -> Result<(), String> {
     let mut out = TypedTensor::<f64>::zeros(&[LEN]).map_err(|e| e.to_string())?;
-    let strata_call = |out: &mut TypedTensor<f64>| {
-        f.strata.backend().binary_into(BinaryOp::Add, (&f.a).into(), (&f.b).into(), out.into())
-    };
+    let strata_call = |out: &mut TypedTensor<f64>| f.strata.backend().binary_into(BinaryOp::Add, &f.a, &f.b, out);
     let mut want = vec![0.0; LEN];
     f.loop_add(&mut want);
     strata_call(&mut out).map_err(|e| e.to_string())?;
@@ -107,7 +105,7 @@ fn add_into(f: &Fixture, suite: &mut Suite, case: &str) -> Result<(), String> {
 fn add_alloc(f: &Fixture, suite: &mut Suite, case: &str) -> Result<(), String> {
     // The output goes back to strata's pool after each call (BufferOps::recycle), so the
     // pool is warm: this measures an allocating add as a steady-state program sees it.
-    let strata_call = || f.strata.backend().binary(BinaryOp::Add, (&f.a).into(), (&f.b).into());
+    let strata_call = || f.strata.backend().binary(BinaryOp::Add, &f.a, &f.b);
     let mut want = vec![0.0; LEN];
     f.loop_add(&mut want);
     let got = strata_call().map_err(|e| e.to_string())?;
@@ -149,7 +147,7 @@ fn loop_sum(pool: &rayon::ThreadPool, a: &[f64]) -> f64 {
 }
 
 fn sum(f: &Fixture, suite: &mut Suite, case: &str) -> Result<(), String> {
-    let strata_call = || f.strata.backend().reduce(ReduceOp::Sum, (&f.a).into(), &[0]);
+    let strata_call = || f.strata.backend().reduce(ReduceOp::Sum, &f.a, &[0]);
     let want = loop_sum(&f.pool, f.a.data());
     let got = strata_call().map_err(|e| e.to_string())?;
     close("strata", got.as_typed::<f64>().map_err(|e| e.to_string())?.data(), &[want], 1e-12)?;
@@ -172,8 +170,7 @@ fn sum(f: &Fixture, suite: &mut Suite, case: &str) -> Result<(), String> {
 
 fn exp(f: &Fixture, suite: &mut Suite, case: &str) -> Result<(), String> {
     let mut out = TypedTensor::<f64>::zeros(&[LEN]).map_err(|e| e.to_string())?;
-    let strata_call =
-        |out: &mut TypedTensor<f64>| f.strata.backend().unary_into(UnaryOp::Exp, (&f.a).into(), out.into());
+    let strata_call = |out: &mut TypedTensor<f64>| f.strata.backend().unary_into(UnaryOp::Exp, &f.a, out);
     let loop_exp = |c: &mut [f64]| {
         let a = f.a.data();
         f.pool.install(|| {

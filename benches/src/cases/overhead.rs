@@ -5,9 +5,8 @@ use std::hint::black_box;
 
 use ndarray::{Array1, Array2};
 use strata_arbiter::{AdmissionRequest, ResourceArbiter};
-use strata_backend::{ContractionOps, ElementwiseOps};
 use strata_pool::BufferPool;
-use strata_tensor::config::{BinaryOp, DotGeneralConfig};
+use strata_tensor::config::{BinaryOp, DotGeneral};
 use strata_tensor::{Tensor, TypedTensor};
 use strata_topology::CpuId;
 
@@ -45,7 +44,7 @@ fn one_element(v: f64) -> Result<Tensor, String> {
 fn tiny_add(suite: &mut Suite, case: &str) -> Result<(), String> {
     let strata = Strata::with_threads(suite.threads)?;
     let (a, b) = (one_element(1.5)?, one_element(2.25)?);
-    let strata_call = || strata.backend().binary(BinaryOp::Add, (&a).into(), (&b).into());
+    let strata_call = || strata.backend().binary(BinaryOp::Add, &a, &b);
     let got = strata_call().map_err(|e| e.to_string())?;
     close("strata", got.as_typed::<f64>().map_err(|e| e.to_string())?.data(), &[3.75], 0.0)?;
     let (na, nb) = (Array1::from_vec(vec![1.5]), Array1::from_vec(vec![2.25]));
@@ -67,7 +66,7 @@ fn tiny_add_session(suite: &mut Suite, case: &str) -> Result<(), String> {
     let (na, nb) = (Array1::from_vec(vec![1.5]), Array1::from_vec(vec![2.25]));
     let config = suite.config;
     let session_result = strata.backend().with_session(|session| -> Result<_, String> {
-        let call = || session.binary(BinaryOp::Add, (&a).into(), (&b).into());
+        let call = || session.binary(BinaryOp::Add, &a, &b);
         let got = call().map_err(|e| e.to_string())?;
         close("strata", got.as_typed::<f64>().map_err(|e| e.to_string())?.data(), &[3.75], 0.0)?;
         let mut failure = None;
@@ -93,8 +92,8 @@ fn matmul_2x2(suite: &mut Suite, case: &str) -> Result<(), String> {
     let want = [19.0, 22.0, 43.0, 50.0];
     let a = TypedTensor::from_vec(va.clone(), &[2, 2]).map(Tensor::from).map_err(|e| e.to_string())?;
     let b = TypedTensor::from_vec(vb.clone(), &[2, 2]).map(Tensor::from).map_err(|e| e.to_string())?;
-    let config = DotGeneralConfig::matmul();
-    let strata_call = || strata.backend().dot_general((&a).into(), (&b).into(), &config, false, false);
+    let config = DotGeneral::matmul();
+    let strata_call = || strata.backend().dot_general(&a, &b, &config);
     let got = strata_call().map_err(|e| e.to_string())?;
     close("strata", got.as_typed::<f64>().map_err(|e| e.to_string())?.data(), &want, 0.0)?;
     let (na, nb) = (

@@ -4,7 +4,6 @@
 
 use ndarray::{Array2, ArrayD, Axis, IxDyn};
 use rayon::prelude::*;
-use strata_backend::{IndexingOps, StructuralOps};
 use strata_tensor::config::GatherConfig;
 use strata_tensor::{Tensor, TypedTensor};
 
@@ -73,7 +72,7 @@ fn permute_into(suite: &mut Suite, case: &str) -> Result<(), String> {
     let mut out = Tensor::from(TypedTensor::<f64>::zeros(&out_shape).map_err(|e| e.to_string())?);
     let mut nd_out = ArrayD::<f64>::zeros(IxDyn(&out_shape));
     let view = x.view().permute(&PERM).map_err(|e| e.to_string())?;
-    strata.backend().copy_into(view.clone().into(), (&mut out).into()).map_err(|e| e.to_string())?;
+    strata.backend().copy_into(view.clone(), &mut out).map_err(|e| e.to_string())?;
     close("strata", out.as_typed::<f64>().map_err(|e| e.to_string())?.data(), &want, 0.0)?;
     nd_out.assign(&nd.view().permuted_axes(IxDyn(&PERM)));
     close("ndarray", nd_out.as_slice().unwrap_or(&[]), &want, 0.0)?;
@@ -83,9 +82,7 @@ fn permute_into(suite: &mut Suite, case: &str) -> Result<(), String> {
     let mut copy = vec![0.0; len];
     let mut failure = None;
     let mut parties = vec![
-        Party::new("strata", || {
-            consume(&mut failure, strata.backend().copy_into(view.clone().into(), (&mut out).into()))
-        }),
+        Party::new("strata", || consume(&mut failure, strata.backend().copy_into(view.clone(), &mut out))),
         Party::new("ndarray", || nd_out.assign(&nd.view().permuted_axes(IxDyn(&PERM)))),
         Party::new("memcpy", || {
             pool.install(|| {
@@ -103,7 +100,7 @@ fn permute_into(suite: &mut Suite, case: &str) -> Result<(), String> {
 fn permute_alloc(suite: &mut Suite, case: &str) -> Result<(), String> {
     let strata = Strata::with_threads(suite.threads)?;
     let (x, nd, want) = permute_inputs()?;
-    let strata_call = || strata.backend().transpose((&x).into(), &PERM);
+    let strata_call = || strata.backend().transpose(&x, &PERM);
     let nd_call = || nd.view().permuted_axes(IxDyn(&PERM)).as_standard_layout().into_owned();
     let got = strata_call().map_err(|e| e.to_string())?;
     close("strata", got.as_typed::<f64>().map_err(|e| e.to_string())?.data(), &want, 0.0)?;
@@ -131,7 +128,7 @@ fn gather_rows(suite: &mut Suite, case: &str) -> Result<(), String> {
         Tensor::from(TypedTensor::from_vec(table_data.clone(), &[TABLE_ROWS, ROW_LEN]).map_err(|e| e.to_string())?);
     let indices = Tensor::from(TypedTensor::from_vec(rows.clone(), &[GATHERED, 1]).map_err(|e| e.to_string())?);
     let config = GatherConfig::rows(2, ROW_LEN);
-    let strata_call = || strata.backend().gather((&table).into(), (&indices).into(), &config);
+    let strata_call = || strata.backend().gather(&table, &indices, &config);
     let nd_table = Array2::from_shape_vec((TABLE_ROWS, ROW_LEN), table_data.clone()).map_err(|e| e.to_string())?;
     let nd_rows: Vec<usize> = rows.iter().map(|&r| r as usize).collect();
     let loop_gather = |out: &mut [f64]| {

@@ -81,6 +81,7 @@
 //! # Ok::<(), strata_topology::TopologyError>(())
 //! ```
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod arbiter;
 mod error;

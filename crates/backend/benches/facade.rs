@@ -13,8 +13,8 @@ use strata_backend::prelude::*;
 
 fn small_ops(backend: &CpuBackend, a: &Tensor, m: &Tensor, iters: u64) {
     for _ in 0..iters {
-        black_box(backend.add(a.into(), a.into()).unwrap());
-        black_box(backend.matmul(m.into(), m.into()).unwrap());
+        black_box(backend.add(a, a).unwrap());
+        black_box(backend.matmul(m, m).unwrap());
     }
 }
 
@@ -48,11 +48,11 @@ fn facade(c: &mut Criterion) {
     let one = Tensor::from(TypedTensor::from_vec(vec![1.0f32], &[1]).unwrap());
     let m = Tensor::from(TypedTensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2]).unwrap());
 
-    c.bench_function("add_1_element_facade", |b| b.iter(|| backend.add((&one).into(), (&one).into()).unwrap()));
+    c.bench_function("add_1_element_facade", |b| b.iter(|| backend.add(&one, &one).unwrap()));
     c.bench_function("add_1_element_session", |b| {
-        backend.with_session(|s| b.iter(|| s.add((&one).into(), (&one).into()).unwrap())).unwrap()
+        backend.with_session(|s| b.iter(|| s.add(&one, &one).unwrap())).unwrap()
     });
-    c.bench_function("matmul_2x2_facade", |b| b.iter(|| backend.matmul((&m).into(), (&m).into()).unwrap()));
+    c.bench_function("matmul_2x2_facade", |b| b.iter(|| backend.matmul(&m, &m).unwrap()));
 
     let one_thread = vec![CpuBackend::with_threads(1).unwrap()];
     let two_threads = vec![CpuBackend::with_threads(1).unwrap(), CpuBackend::with_threads(1).unwrap()];

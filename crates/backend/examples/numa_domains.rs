@@ -17,8 +17,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         let on_node = backend.for_placement(placement)?;
         let x = TypedTensor::from_fn(&[256, 256], |i| ((i[0] + i[1]) % 7) as f64)?;
-        let y = on_node.matmul((&x).into(), (&x).into())?;
-        let total = on_node.sum((&y).into(), &[0, 1])?;
+        let y = on_node.matmul(&x, &x)?;
+        let total = on_node.sum(&y, &[0, 1])?;
         let info = on_node.execution_info();
         println!(
             "node {node}: domain {} on cpus {}, {} workers, guarantee {:?}; sum(x·x) = {}",

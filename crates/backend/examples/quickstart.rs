@@ -10,11 +10,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A [2, 3] x [3, 2] matrix product through dot_general.
     let a = TypedTensor::from_fn(&[2, 3], |i| (i[0] * 3 + i[1]) as f64)?;
     let b = TypedTensor::from_fn(&[3, 2], |i| (i[0] as f64) - (i[1] as f64))?;
-    let c = backend.dot_general((&a).into(), (&b).into(), &DotGeneralConfig::matmul(), false, false)?;
+    let c = backend.dot_general(&a, &b, &DotGeneral::matmul())?;
     println!("a · b = {:?} (shape {:?})", c.as_typed::<f64>()?.data(), c.shape());
 
     // Sum over the rows.
-    let s = backend.sum((&c).into(), &[0])?;
+    let s = backend.sum(&c, &[0])?;
     println!("column sums = {:?}", s.as_typed::<f64>()?.data());
 
     println!("\n{}", backend.execution_info());

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use strata_engine::{CpuDomainId, CpuPlacement, DomainEntry, EngineError};
-use strata_kernels::{KernelContext, Parallelism};
+use strata_kernels::{KernelContext, Parallelism, ScheduleAudit};
 use strata_tensor::{Error, Result};
 
 use crate::backend::{CpuBackend, Inner};
@@ -39,8 +39,10 @@ impl CpuBackend {
         }
         .map_err(|e| entry_error(op, e))?;
         let pool = inner.allocation.resources().buffer_pool();
-        let ctx = KernelContext::new(Parallelism::new(entry.executor(), entry.budget())).with_pool(pool);
-        let out = kernel(&ctx, inner);
+        let audit = ScheduleAudit::new();
+        let ctx = KernelContext::new(Parallelism::new(entry.executor(), entry.budget(), &audit)).with_pool(pool);
+        // A broken fork-join schedule invalidates the output whatever the kernel returned.
+        let out = kernel(&ctx, inner).and_then(|r| audit.check(op).map(|()| r));
         drop(entry);
         if let Some(t) = started {
             inner.shared.profiler.record(op, t);
@@ -101,6 +103,28 @@ impl CpuBackend {
         let session = CpuSession { inner, entry };
         Ok(f(&session))
     }
+
+    /// [`CpuBackend::with_session`] for a closure that returns a `Result`: one `Result`
+    /// comes back, holding the closure's error or the admission error (converted with
+    /// `From`, as `?` would), so ops inside use `?` and the call ends in one `?`.
+    ///
+    /// ```
+    /// use strata_backend::prelude::*;
+    /// let backend = CpuBackend::new()?;
+    /// let x = TypedTensor::from_vec(vec![3.0f32, 4.0], &[2])?;
+    /// let n = backend.session(|s| {
+    ///     let doubled = s.add(&x, &x)?;
+    ///     s.norm_squared(&doubled)
+    /// })?;
+    /// assert_eq!(n.to_scalar::<f32>()?, 100.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn session<R, E>(&self, f: impl FnOnce(&CpuSession<'_>) -> Result<R, E>) -> Result<R, E>
+    where
+        E: From<CpuBackendError>,
+    {
+        self.with_session(f).map_err(E::from)?
+    }
 }
 
 /// A held admission onto one domain: run many ops with the same op traits as
@@ -131,8 +155,11 @@ impl CpuSession<'_> {
     ) -> Result<R> {
         let started = self.inner.shared.profiler.start();
         let pool = self.inner.allocation.resources().buffer_pool();
-        let ctx = KernelContext::new(Parallelism::new(self.entry.executor(), self.entry.budget())).with_pool(pool);
-        let out = kernel(&ctx, self.inner);
+        let audit = ScheduleAudit::new();
+        let ctx =
+            KernelContext::new(Parallelism::new(self.entry.executor(), self.entry.budget(), &audit)).with_pool(pool);
+        // A broken fork-join schedule invalidates the output whatever the kernel returned.
+        let out = kernel(&ctx, self.inner).and_then(|r| audit.check(op).map(|()| r));
         if let Some(t) = started {
             self.inner.shared.profiler.record(op, t);
         }

@@ -22,20 +22,20 @@ fn f64s(t: &Tensor) -> Vec<f64> {
 fn reentry_from_a_session_or_install_is_a_typed_error() {
     let b = CpuBackend::with_threads(1).unwrap();
     let x = tensor(vec![1.0], &[1]);
-    let inner = b.with_session(|_| b.add((&x).into(), (&x).into())).unwrap();
+    let inner = b.with_session(|_| b.add(&x, &x)).unwrap();
     assert_eq!(inner.unwrap_err().kind(), ErrorKind::RuntimeState);
     let nested = b.with_session(|_| b.with_session(|_| ())).unwrap();
     assert!(matches!(nested, Err(CpuBackendError::Placement { .. })));
-    let from_install = b.install(|| b.add((&x).into(), (&x).into()).map(|_| ())).unwrap();
+    let from_install = b.install(|| b.add(&x, &x).map(|_| ())).unwrap();
     assert_eq!(from_install.unwrap_err().kind(), ErrorKind::RuntimeState);
     let install_in_session = b.with_session(|_| b.install(|| 1)).unwrap();
     assert!(install_in_session.is_err());
     // Other handles (clones, other placements) are refused the same way.
     let clone = b.clone();
-    let r = b.with_session(|_| clone.sum((&x).into(), &[0])).unwrap();
+    let r = b.with_session(|_| clone.sum(&x, &[0])).unwrap();
     assert_eq!(r.unwrap_err().kind(), ErrorKind::RuntimeState);
     // And after all that, the backend still works.
-    assert_eq!(f64s(&b.add((&x).into(), (&x).into()).unwrap()), vec![2.0]);
+    assert_eq!(f64s(&b.add(&x, &x).unwrap()), vec![2.0]);
 }
 
 #[test]
@@ -47,10 +47,10 @@ fn a_panic_inside_install_or_a_session_leaves_the_backend_usable() {
         let boom = catch_unwind(AssertUnwindSafe(|| b.with_session(|_| panic!("inside session"))));
         assert!(boom.is_err());
         // Admission was released: a session and an op both run again.
-        let sq = b.with_session(|s| s.mul((&x).into(), (&x).into())).unwrap().unwrap();
+        let sq = b.with_session(|s| s.mul(&x, &x)).unwrap().unwrap();
         assert_eq!(f64s(&sq), vec![4.0]);
         assert_eq!(b.install(|| 5).unwrap(), 5);
-        assert_eq!(f64s(&b.add((&x).into(), (&x).into()).unwrap()), vec![4.0]);
+        assert_eq!(f64s(&b.add(&x, &x).unwrap()), vec![4.0]);
     }
 }
 
@@ -80,14 +80,14 @@ fn sixteen_threads_mixing_placements_sessions_and_ops() {
                 let (ta, tc) = (tensor(a.clone(), &[m, k]), tensor(c.clone(), &[k, n]));
                 match (t + round) % 4 {
                     0 => {
-                        let got = backend.matmul((&ta).into(), (&tc).into()).unwrap();
+                        let got = backend.matmul(&ta, &tc).unwrap();
                         assert_eq!(f64s(&got), naive_matmul(&a, &c, m, k, n));
                     }
                     1 => {
                         let (sum, red) = backend
                             .with_session(|s| {
-                                let sum = s.add((&ta).into(), (&ta).into()).unwrap();
-                                let red = s.sum((&ta).into(), &[1]).unwrap();
+                                let sum = s.add(&ta, &ta).unwrap();
+                                let red = s.sum(&ta, &[1]).unwrap();
                                 (sum, red)
                             })
                             .unwrap();
@@ -96,13 +96,13 @@ fn sixteen_threads_mixing_placements_sessions_and_ops() {
                         assert_eq!(f64s(&red), want);
                     }
                     2 => {
-                        let tr = backend.transpose((&ta).into(), &[1, 0]).unwrap();
+                        let tr = backend.transpose(&ta, &[1, 0]).unwrap();
                         let want: Vec<f64> = (0..k * m).map(|q| a[(q % m) * k + q / m]).collect();
                         assert_eq!(f64s(&tr), want);
                     }
                     _ => {
                         let total = backend.install(|| a.iter().sum::<f64>()).unwrap();
-                        let via_op = backend.sum((&ta).into(), &[0, 1]).unwrap();
+                        let via_op = backend.sum(&ta, &[0, 1]).unwrap();
                         assert_eq!(f64s(&via_op), vec![total]);
                     }
                 }

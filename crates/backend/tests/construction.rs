@@ -178,7 +178,7 @@ fn managed_placement_on_a_two_node_fixture() {
         assert!(matches!(nb.resolved_placement(), Some(ResolvedCpuPlacement::NumaNode { .. })));
         // Ops on the node run on its workers (explicit placement never runs inline).
         let x = TypedTensor::from_vec(vec![1.0f64, 2.0], &[2]).unwrap();
-        let s = nb.sum((&x).into(), &[0]).unwrap();
+        let s = nb.sum(&x, &[0]).unwrap();
         assert_eq!(s.as_typed::<f64>().unwrap().data(), &[3.0]);
         // The workers were pinned to the node's CPUs.
         assert!(affinity.pinned_sets().contains(&expected));

@@ -35,8 +35,8 @@ fn indexed_plan_cache_limits_apply_to_current_and_future_domains() {
     let (b, _) = fixture_backend(2, 2, 1);
     let t = tensor((0..8).map(f64::from).collect(), &[2, 4]);
     let idx = Tensor::from(TypedTensor::from_vec(vec![1i64], &[1, 1]).unwrap());
-    b.gather((&t).into(), (&idx).into(), &GatherConfig::rows(2, 4)).unwrap();
-    b.gather((&t).into(), (&idx).into(), &GatherConfig::rows(2, 4)).unwrap();
+    b.gather(&t, &idx, &GatherConfig::rows(2, 4)).unwrap();
+    b.gather(&t, &idx, &GatherConfig::rows(2, 4)).unwrap();
     let s = b.indexed_plan_cache_stats();
     assert_eq!((s.entries, s.hits, s.misses), (1, 1, 1));
     let limits = CacheLimits::new(0, 0);
@@ -45,10 +45,10 @@ fn indexed_plan_cache_limits_apply_to_current_and_future_domains() {
     assert_eq!(b.indexed_plan_cache_stats().entries, 0);
     // A domain built after the change gets the new limits.
     let node = b.for_placement(CpuPlacement::NumaNode(NumaNodeId(1))).unwrap();
-    node.gather((&t).into(), (&idx).into(), &GatherConfig::rows(2, 4)).unwrap();
+    node.gather(&t, &idx, &GatherConfig::rows(2, 4)).unwrap();
     assert_eq!(node.indexed_plan_cache_stats().entries, 0);
     b.set_indexed_plan_cache_limits(CacheLimits::new(16, 1 << 20));
-    node.gather((&t).into(), (&idx).into(), &GatherConfig::rows(2, 4)).unwrap();
+    node.gather(&t, &idx, &GatherConfig::rows(2, 4)).unwrap();
     assert_eq!(b.indexed_plan_cache_stats().entries, 1);
     b.clear_indexed_plan_cache();
     let s = b.indexed_plan_cache_stats();
@@ -64,8 +64,8 @@ fn contraction_cache_is_shared_by_clones_and_clearable() {
     let c = b.clone();
     // 16x16x16 multiply-adds: above the size that skips analysis (and so the cache).
     let x = tensor((0..256).map(f64::from).collect(), &[16, 16]);
-    b.matmul((&x).into(), (&x).into()).unwrap();
-    c.matmul((&x).into(), (&x).into()).unwrap();
+    b.matmul(&x, &x).unwrap();
+    c.matmul(&x, &x).unwrap();
     let after = c.contraction_cache_stats();
     assert_eq!(after.lookups() - before.lookups(), 2);
     assert!(after.hits > before.hits, "the clone's lookup hit the analysis cached by the original");
@@ -91,7 +91,11 @@ impl GemmProvider for OwnThreadsProvider {
         }
     }
 
-    fn gemm_f64(&self, _job: &mut strata_provider::BatchedGemm<'_, f64>, _threads: usize) -> Result<(), GemmError> {
+    fn gemm_f64(
+        &self,
+        _job: &mut strata_provider::BatchedGemm<'_, f64>,
+        _par: &dyn strata_provider::ProviderParallelism,
+    ) -> Result<(), GemmError> {
         Err(GemmError::unsupported("own-threads", "test double"))
     }
 }
@@ -118,9 +122,9 @@ fn profiling_counts_ops_and_exports_chrome_trace() {
     b.reset_profile();
     let x = tensor(vec![1.0, 2.0], &[2]);
     for _ in 0..3 {
-        b.add((&x).into(), (&x).into()).unwrap();
+        b.add(&x, &x).unwrap();
     }
-    b.with_session(|s| s.sum((&x).into(), &[0]).unwrap()).unwrap();
+    b.with_session(|s| s.sum(&x, &[0]).unwrap()).unwrap();
     let report = b.profile_report();
     assert_eq!(report.op("add").map(|o| o.count), Some(3));
     assert_eq!(report.op("reduce_sum").map(|o| o.count), Some(1));
@@ -131,6 +135,6 @@ fn profiling_counts_ops_and_exports_chrome_trace() {
     assert!(json.starts_with("{\"traceEvents\":[{\"name\":\"add\""));
     assert_eq!(json.matches("\"ph\":\"X\"").count(), 4);
     b.set_profiling(false);
-    b.add((&x).into(), (&x).into()).unwrap();
+    b.add(&x, &x).unwrap();
     assert_eq!(b.profile_report().op("add").map(|o| o.count), Some(3));
 }

@@ -36,12 +36,12 @@ fn elementwise_family_matches_naive_loops() {
     ];
     for (name, f) in cases {
         let got = match name {
-            "add" => b.add((&tx).into(), (&ty).into()),
-            "sub" => b.sub((&tx).into(), (&ty).into()),
-            "mul" => b.mul((&tx).into(), (&ty).into()),
-            "div" => b.div((&tx).into(), (&ty).into()),
-            "maximum" => b.maximum((&tx).into(), (&ty).into()),
-            _ => b.minimum((&tx).into(), (&ty).into()),
+            "add" => b.add(&tx, &ty),
+            "sub" => b.sub(&tx, &ty),
+            "mul" => b.mul(&tx, &ty),
+            "div" => b.div(&tx, &ty),
+            "maximum" => b.maximum(&tx, &ty),
+            _ => b.minimum(&tx, &ty),
         }
         .unwrap();
         let want: Vec<f64> = x.iter().zip(&y).map(|(&a, &c)| f(a, c)).collect();
@@ -49,30 +49,30 @@ fn elementwise_family_matches_naive_loops() {
     }
     // A transposed view as input: element (i, j) of x^T is x[j, i].
     let xt = tx.view().permute(&[1, 0]).unwrap();
-    let twice = b.add(xt.clone().into(), xt.into()).unwrap();
+    let twice = b.add(xt.clone(), xt).unwrap();
     assert_eq!(twice.shape(), &[4, 3]);
     let want: Vec<f64> = (0..12).map(|k| 2.0 * x[(k % 3) * 4 + k / 3]).collect();
     assert_eq!(f64s(&twice), want);
 
-    let neg = b.neg((&tx).into()).unwrap();
+    let neg = b.neg(&tx).unwrap();
     assert_eq!(f64s(&neg), x.iter().map(|v| -v).collect::<Vec<_>>());
-    let lt = b.compare(CompareDir::Lt, (&tx).into(), (&ty).into()).unwrap();
+    let lt = b.compare(CompareDir::Lt, &tx, &ty).unwrap();
     let lt_want: Vec<bool> = x.iter().zip(&y).map(|(a, c)| a < c).collect();
     assert_eq!(lt.as_typed::<bool>().unwrap().data(), &lt_want[..]);
-    let sel = b.select((&lt).into(), (&tx).into(), (&ty).into()).unwrap();
+    let sel = b.select(&lt, &tx, &ty).unwrap();
     assert_eq!(f64s(&sel), x.iter().zip(&y).map(|(&a, &c)| if a < c { a } else { c }).collect::<Vec<_>>());
     let (lo, hi) = (tensor(vec![-2.0], &[]), tensor(vec![2.0], &[]));
-    let cl = b.clamp((&lo).into(), (&tx).into(), (&hi).into()).unwrap();
+    let cl = b.clamp(&lo, &tx, &hi).unwrap();
     assert_eq!(f64s(&cl), x.iter().map(|v| v.clamp(-2.0, 2.0)).collect::<Vec<_>>());
 
     // abs of complex is real.
     let z = Tensor::from(TypedTensor::from_vec(vec![c64::new(3.0, 4.0), c64::new(0.0, -1.0)], &[2]).unwrap());
-    let az = b.abs((&z).into()).unwrap();
+    let az = b.abs(&z).unwrap();
     assert_eq!(f64s(&az), vec![5.0, 1.0]);
 
     // _into writes into a caller's strided view.
     let mut out = TypedTensor::<f64>::zeros(&[4, 3]).unwrap();
-    b.binary_into(BinaryOp::Add, (&tx).into(), (&ty).into(), out.view_mut().permute(&[1, 0]).unwrap().into()).unwrap();
+    b.binary_into(BinaryOp::Add, &tx, &ty, out.view_mut().permute(&[1, 0]).unwrap()).unwrap();
     for i in 0..3 {
         for j in 0..4 {
             assert_eq!(out.data()[j * 3 + i], x[i * 4 + j] + y[i * 4 + j]);
@@ -90,18 +90,18 @@ fn analytic_family_matches_std() {
             assert!((g - f(x)).abs() <= 1e-12 * f(x).abs().max(1.0), "{g} vs {}", f(x));
         }
     };
-    close(f64s(&b.exp((&t).into()).unwrap()), f64::exp);
-    close(f64s(&b.log((&t).into()).unwrap()), f64::ln);
-    close(f64s(&b.sin((&t).into()).unwrap()), f64::sin);
-    close(f64s(&b.cos((&t).into()).unwrap()), f64::cos);
-    close(f64s(&b.tanh((&t).into()).unwrap()), f64::tanh);
-    close(f64s(&b.sqrt((&t).into()).unwrap()), f64::sqrt);
-    close(f64s(&b.rsqrt((&t).into()).unwrap()), |x| 1.0 / x.sqrt());
-    close(f64s(&b.expm1((&t).into()).unwrap()), f64::exp_m1);
-    close(f64s(&b.log1p((&t).into()).unwrap()), f64::ln_1p);
-    close(f64s(&b.pow((&t).into(), (&t).into()).unwrap()), |x| x.powf(x));
+    close(f64s(&b.exp(&t).unwrap()), f64::exp);
+    close(f64s(&b.log(&t).unwrap()), f64::ln);
+    close(f64s(&b.sin(&t).unwrap()), f64::sin);
+    close(f64s(&b.cos(&t).unwrap()), f64::cos);
+    close(f64s(&b.tanh(&t).unwrap()), f64::tanh);
+    close(f64s(&b.sqrt(&t).unwrap()), f64::sqrt);
+    close(f64s(&b.rsqrt(&t).unwrap()), |x| 1.0 / x.sqrt());
+    close(f64s(&b.expm1(&t).unwrap()), f64::exp_m1);
+    close(f64s(&b.log1p(&t).unwrap()), f64::ln_1p);
+    close(f64s(&b.pow(&t, &t).unwrap()), |x| x.powf(x));
     let ints = Tensor::from(TypedTensor::from_vec(vec![1i32, 2], &[2]).unwrap());
-    let err = b.exp((&ints).into()).unwrap_err();
+    let err = b.exp(&ints).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Unsupported);
 }
 
@@ -111,25 +111,25 @@ fn reductions_match_naive_sums() {
     let mut rng = Rng::new(2);
     let x = rng.vec(24);
     let t = tensor(x.clone(), &[2, 3, 4]);
-    let s = b.sum((&t).into(), &[0, 2]).unwrap();
+    let s = b.sum(&t, &[0, 2]).unwrap();
     let want: Vec<f64> = (0..3)
         .map(|j| (0..2).flat_map(|i| (0..4).map(move |k| (i, k))).map(|(i, k)| x[i * 12 + j * 4 + k]).sum())
         .collect();
     assert_eq!(s.shape(), &[3]);
     assert_eq!(f64s(&s), want);
-    let ss = b.sum_squares((&t).into(), &[0, 1, 2]).unwrap();
+    let ss = b.sum_squares(&t, &[0, 1, 2]).unwrap();
     assert_eq!(f64s(&ss), vec![x.iter().map(|v| v * v).sum::<f64>()]);
-    let mx = b.max((&t).into(), &[1]).unwrap();
+    let mx = b.max(&t, &[1]).unwrap();
     let want: Vec<f64> = (0..2)
         .flat_map(|i| (0..4).map(move |k| (i, k)))
         .map(|(i, k)| (0..3).map(|j| x[i * 12 + j * 4 + k]).fold(f64::NEG_INFINITY, f64::max))
         .collect();
     assert_eq!(f64s(&mx), want);
-    let p = b.prod((&tensor(vec![2.0, 3.0, 4.0], &[3])).into(), &[0]).unwrap();
+    let p = b.prod(&tensor(vec![2.0, 3.0, 4.0], &[3]), &[0]).unwrap();
     assert_eq!(f64s(&p), vec![24.0]);
     let empty = tensor(vec![], &[0, 2]);
-    assert_eq!(f64s(&b.min((&empty).into(), &[0]).unwrap()), vec![f64::INFINITY; 2]);
-    let err = b.sum((&t).into(), &[3]).unwrap_err();
+    assert_eq!(f64s(&b.min(&empty, &[0]).unwrap()), vec![f64::INFINITY; 2]);
+    let err = b.sum(&t, &[3]).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidArgument);
 }
 
@@ -138,7 +138,7 @@ fn structural_family() {
     let b = backend();
     let x: Vec<f64> = (0..24).map(f64::from).collect();
     let t = tensor(x.clone(), &[2, 3, 4]);
-    let tr = b.transpose((&t).into(), &[2, 0, 1]).unwrap();
+    let tr = b.transpose(&t, &[2, 0, 1]).unwrap();
     assert_eq!(tr.shape(), &[4, 2, 3]);
     let tv = f64s(&tr);
     for k in 0..4 {
@@ -149,14 +149,14 @@ fn structural_family() {
         }
     }
     let rev = t.view().reverse_axis(2).unwrap();
-    let c = b.to_contiguous(rev.into()).unwrap();
+    let c = b.to_contiguous(rev).unwrap();
     assert_eq!(f64s(&c)[..4], [3.0, 2.0, 1.0, 0.0]);
     let mut dst = Tensor::from(TypedTensor::<f64>::zeros(&[2, 3, 4]).unwrap());
-    b.copy_into((&t).into(), (&mut dst).into()).unwrap();
+    b.copy_into(&t, &mut dst).unwrap();
     assert_eq!(f64s(&dst), x);
-    let cast = b.cast((&tensor(vec![1.9, -2.7, f64::NAN], &[3])).into(), DType::I32).unwrap();
+    let cast = b.cast(&tensor(vec![1.9, -2.7, f64::NAN], &[3]), DType::I32).unwrap();
     assert_eq!(cast.as_typed::<i32>().unwrap().data(), &[1, -2, 0]);
-    assert_eq!(b.transpose((&t).into(), &[0, 0, 1]).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    assert_eq!(b.transpose(&t, &[0, 0, 1]).unwrap_err().kind(), ErrorKind::InvalidArgument);
 }
 
 #[test]
@@ -167,19 +167,13 @@ fn contraction_family_matches_naive_products() {
     let (a, c) = (rng.vec(m * k), rng.vec(k * n));
     let (ta, tc) = (tensor(a.clone(), &[m, k]), tensor(c.clone(), &[k, n]));
     let want = naive_matmul(&a, &c, m, k, n);
-    assert_eq!(f64s(&b.matmul((&ta).into(), (&tc).into()).unwrap()), want);
+    assert_eq!(f64s(&b.matmul(&ta, &tc).unwrap()), want);
 
     // Batched dot_general: [2, m, k] x [2, k, n].
     let (ba, bc) = (rng.vec(2 * m * k), rng.vec(2 * k * n));
     let cfg = DotGeneralConfig::new(vec![0], vec![0], vec![2], vec![1]);
     let got = b
-        .dot_general(
-            (&tensor(ba.clone(), &[2, m, k])).into(),
-            (&tensor(bc.clone(), &[2, k, n])).into(),
-            &cfg,
-            false,
-            false,
-        )
+        .dot_general(&tensor(ba.clone(), &[2, m, k]), &tensor(bc.clone(), &[2, k, n]), &DotGeneral::from(&cfg))
         .unwrap();
     let mut bw = naive_matmul(&ba[..m * k], &bc[..k * n], m, k, n);
     bw.extend(naive_matmul(&ba[m * k..], &bc[k * n..], m, k, n));
@@ -188,27 +182,12 @@ fn contraction_family_matches_naive_products() {
     // out = 2 * a·c + 3 * out.
     let init = rng.vec(m * n);
     let mut out = tensor(init.clone(), &[m, n]);
-    b.dot_general_into(
-        (&ta).into(),
-        (&tc).into(),
-        &DotGeneralConfig::matmul(),
-        false,
-        false,
-        c64::new(2.0, 0.0),
-        c64::new(3.0, 0.0),
-        (&mut out).into(),
-    )
-    .unwrap();
+    b.dot_general_into(&ta, &tc, &DotGeneral::matmul().alpha(2.0).beta(3.0), &mut out).unwrap();
     let want_into: Vec<f64> = want.iter().zip(&init).map(|(p, o)| 2.0 * p + 3.0 * o).collect();
     assert_eq!(f64s(&out), want_into);
 
-    let grouped = b
-        .grouped_gemm(
-            &[(&ta).into(), (&tc).into()],
-            &[(&tc).into(), (&tensor(vec![1.0; n * 4], &[n, 4])).into()],
-            &GroupedGemmConfig::default(),
-        )
-        .unwrap();
+    let grouped =
+        b.grouped_gemm(&[&ta, &tc], &[&tc, &tensor(vec![1.0; n * 4], &[n, 4])], &GroupedGemmConfig::default()).unwrap();
     assert_eq!(f64s(&grouped[0]), want);
     let g1: Vec<f64> = (0..k)
         .flat_map(|i| {
@@ -224,34 +203,21 @@ fn contraction_family_matches_naive_products() {
         Tensor::from(TypedTensor::from_vec(z1.clone(), &[2]).unwrap()),
         Tensor::from(TypedTensor::from_vec(z2.clone(), &[2]).unwrap()),
     );
-    let v = b.vdot((&t1).into(), (&t2).into()).unwrap();
+    let v = b.vdot(&t1, &t2).unwrap();
     let want_v: c64 = z1.iter().zip(&z2).map(|(a, c)| a.conj() * c).sum();
     assert_eq!(v.as_typed::<c64>().unwrap().data(), &[want_v]);
-    let ns = b.norm_squared((&t1).into()).unwrap();
+    let ns = b.norm_squared(&t1).unwrap();
     assert_eq!(f64s(&ns), vec![1.0 + 4.0 + 1.0 + 0.25]);
     let mut y = tensor(vec![1.0, 2.0], &[2]);
-    b.axpby_into(c64::new(2.0, 0.0), (&tensor(vec![10.0, 20.0], &[2])).into(), c64::new(-1.0, 0.0), (&mut y).into())
-        .unwrap();
+    b.axpby_into(c64::new(2.0, 0.0), &tensor(vec![10.0, 20.0], &[2]), c64::new(-1.0, 0.0), &mut y).unwrap();
     assert_eq!(f64s(&y), vec![19.0, 38.0]);
 
     // Bad configs are typed errors naming the op; nothing is written.
     let bad = DotGeneralConfig::new(vec![], vec![], vec![1], vec![1]);
-    let err = b.dot_general((&ta).into(), (&tc).into(), &bad, false, false).unwrap_err();
+    let err = b.dot_general(&ta, &tc, &DotGeneral::from(&bad)).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::ShapeMismatch);
     let mut untouched = tensor(init.clone(), &[m, n]);
-    assert!(
-        b.dot_general_into(
-            (&ta).into(),
-            (&tc).into(),
-            &bad,
-            false,
-            false,
-            c64::new(1.0, 0.0),
-            c64::new(0.0, 0.0),
-            (&mut untouched).into()
-        )
-        .is_err()
-    );
+    assert!(b.dot_general_into(&ta, &tc, &DotGeneral::from(&bad), &mut untouched).is_err());
     assert_eq!(f64s(&untouched), init);
     assert!(b.contraction_cache_stats().lookups() > 0);
 }
@@ -261,40 +227,37 @@ fn indexing_family() {
     let b = backend();
     let x: Vec<f64> = (0..12).map(f64::from).collect();
     let t = tensor(x.clone(), &[3, 4]);
-    let s = b.slice((&t).into(), &SliceConfig::new(vec![0, 1], vec![3, 4], vec![2, 2])).unwrap();
+    let s = b.slice(&t, &SliceConfig::new(vec![0, 1], vec![3, 4], vec![2, 2])).unwrap();
     assert_eq!(f64s(&s), vec![1.0, 3.0, 9.0, 11.0]);
     // Starts are clamped into range: (5, 3) -> (1, 2) for a [2, 2] window.
-    let ds = b.dynamic_slice((&t).into(), &[5, 3], &[2, 2]).unwrap();
+    let ds = b.dynamic_slice(&t, &[5, 3], &[2, 2]).unwrap();
     assert_eq!(f64s(&ds), vec![6.0, 7.0, 10.0, 11.0]);
     let upd = tensor(vec![-1.0, -2.0], &[1, 2]);
-    let dus = b.dynamic_update_slice((&t).into(), (&upd).into(), &[1, 1]).unwrap();
+    let dus = b.dynamic_update_slice(&t, &upd, &[1, 1]).unwrap();
     let mut want = x.clone();
     want[5] = -1.0;
     want[6] = -2.0;
     assert_eq!(f64s(&dus), want);
     let row = tensor(vec![1.0, 2.0], &[2]);
-    let padded =
-        b.pad((&row).into(), (&tensor(vec![0.0], &[])).into(), &PadConfig::new(vec![1], vec![2], vec![1])).unwrap();
+    let padded = b.pad(&row, &tensor(vec![0.0], &[]), &PadConfig::new(vec![1], vec![2], vec![1])).unwrap();
     assert_eq!(f64s(&padded), vec![0.0, 1.0, 0.0, 2.0, 0.0, 0.0]);
-    let cat = b.concatenate(&[(&t).into(), (&t).into()], 0).unwrap();
+    let cat = b.concatenate(&[&t, &t], 0).unwrap();
     assert_eq!(cat.shape(), &[6, 4]);
     assert_eq!(f64s(&cat), [x.clone(), x.clone()].concat());
-    let rev = b.reverse((&t).into(), &[0, 1]).unwrap();
+    let rev = b.reverse(&t, &[0, 1]).unwrap();
     assert_eq!(f64s(&rev), x.iter().rev().copied().collect::<Vec<_>>());
     let idx = Tensor::from(TypedTensor::from_vec(vec![2i64, 0], &[2, 1]).unwrap());
-    let g = b.gather((&t).into(), (&idx).into(), &GatherConfig::rows(2, 4)).unwrap();
+    let g = b.gather(&t, &idx, &GatherConfig::rows(2, 4)).unwrap();
     assert_eq!(f64s(&g), [&x[8..12], &x[0..4]].concat());
     let updates = tensor(vec![1.0; 8], &[2, 4]);
-    let sc = b
-        .scatter((&t).into(), (&idx).into(), (&updates).into(), &ScatterConfig::rows(2, ScatterCombiner::Add))
-        .unwrap();
+    let sc = b.scatter(&t, &idx, &updates, &ScatterConfig::rows(2, ScatterCombiner::Add)).unwrap();
     let want_sc: Vec<f64> =
         x.iter().enumerate().map(|(i, v)| if !(4..8).contains(&i) { v + 1.0 } else { *v }).collect();
     assert_eq!(f64s(&sc), want_sc);
     assert!(b.indexed_plan_cache_stats().lookups() > 0);
-    let err = b.slice((&t).into(), &SliceConfig::new(vec![0, 0], vec![3, 4], vec![0, 1])).unwrap_err();
+    let err = b.slice(&t, &SliceConfig::new(vec![0, 0], vec![3, 4], vec![0, 1])).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidArgument);
-    let bad_gather = b.gather((&t).into(), (&idx).into(), &GatherConfig::rows(2, 9)).unwrap_err();
+    let bad_gather = b.gather(&t, &idx, &GatherConfig::rows(2, 9)).unwrap_err();
     assert_eq!(bad_gather.op(), "gather");
 }
 
@@ -320,9 +283,9 @@ fn sessions_run_the_same_ops() {
             assert!(s.runs_inline());
             assert_eq!(s.num_threads(), 1);
             assert_eq!(s.producing_domain(), b.producing_domain());
-            let sum = s.add((&t).into(), (&t).into()).unwrap();
-            let prod = s.reduce(ReduceOp::Prod, (&t).into(), &[0, 1]).unwrap();
-            let mm = s.matmul((&t).into(), (&t).into()).unwrap();
+            let sum = s.add(&t, &t).unwrap();
+            let prod = s.reduce(ReduceOp::Prod, &t, &[0, 1]).unwrap();
+            let mm = s.matmul(&t, &t).unwrap();
             (sum, prod, mm)
         })
         .unwrap();
@@ -365,11 +328,11 @@ fn op_traits_are_object_safe() {
 fn bad_elementwise_inputs_are_typed_errors() {
     let b = backend();
     let (a, c) = (tensor(vec![1.0, 2.0], &[2]), tensor(vec![1.0, 2.0, 3.0], &[3]));
-    assert_eq!(b.add((&a).into(), (&c).into()).unwrap_err().kind(), ErrorKind::ShapeMismatch);
+    assert_eq!(b.add(&a, &c).unwrap_err().kind(), ErrorKind::ShapeMismatch);
     let i = Tensor::from(TypedTensor::from_vec(vec![1i32, 2], &[2]).unwrap());
-    assert_eq!(b.add((&a).into(), (&i).into()).unwrap_err().kind(), ErrorKind::DTypeMismatch);
+    assert_eq!(b.add(&a, &i).unwrap_err().kind(), ErrorKind::DTypeMismatch);
     let z = Tensor::from(TypedTensor::from_vec(vec![c64::new(1.0, 0.0)], &[1]).unwrap());
-    assert_eq!(b.compare(CompareDir::Lt, (&z).into(), (&z).into()).unwrap_err().kind(), ErrorKind::Unsupported);
+    assert_eq!(b.compare(CompareDir::Lt, &z, &z).unwrap_err().kind(), ErrorKind::Unsupported);
 }
 
 #[test]
@@ -377,23 +340,23 @@ fn remaining_structural_ops_and_fusion() {
     let b = backend();
     let x: Vec<f64> = (0..6).map(f64::from).collect();
     let t = tensor(x.clone(), &[2, 3]);
-    let r = b.reshape((&t).into(), &[3, 2]).unwrap();
+    let r = b.reshape(&t, &[3, 2]).unwrap();
     assert_eq!((r.shape(), f64s(&r)), (&[3usize, 2][..], x.clone()));
     // Reshape of a transposed view reads it in row-major order.
-    let rt = b.reshape(t.view().permute(&[1, 0]).unwrap().into(), &[6]).unwrap();
+    let rt = b.reshape(t.view().permute(&[1, 0]).unwrap(), &[6]).unwrap();
     assert_eq!(f64s(&rt), vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
-    assert_eq!(b.reshape((&t).into(), &[4]).unwrap_err().kind(), ErrorKind::ShapeMismatch);
+    assert_eq!(b.reshape(&t, &[4]).unwrap_err().kind(), ErrorKind::ShapeMismatch);
     let row = tensor(vec![1.0, 2.0, 3.0], &[3]);
-    let bc = b.broadcast_in_dim((&row).into(), &[2, 3], &[1]).unwrap();
+    let bc = b.broadcast_in_dim(&row, &[2, 3], &[1]).unwrap();
     assert_eq!(f64s(&bc), vec![1.0, 2.0, 3.0, 1.0, 2.0, 3.0]);
     let sq = tensor((0..9).map(f64::from).collect(), &[3, 3]);
-    let d = b.extract_diagonal((&sq).into(), 0, 1).unwrap();
+    let d = b.extract_diagonal(&sq, 0, 1).unwrap();
     assert_eq!(f64s(&d), vec![0.0, 4.0, 8.0]);
-    let e = b.embed_diagonal((&d).into(), 0, 1).unwrap();
+    let e = b.embed_diagonal(&d, 0, 1).unwrap();
     let want_e: Vec<f64> = (0..9).map(|i| if i % 4 == 0 { i as f64 } else { 0.0 }).collect();
     assert_eq!(f64s(&e), want_e);
-    let lower = b.tril((&sq).into(), 0).unwrap();
-    let upper = b.triu((&sq).into(), 1).unwrap();
+    let lower = b.tril(&sq, 0).unwrap();
+    let upper = b.triu(&sq, 1).unwrap();
     for i in 0..3 {
         for j in 0..3 {
             let v = (i * 3 + j) as f64;
@@ -410,9 +373,9 @@ fn remaining_structural_ops_and_fusion() {
     let p = plan.push(FusionInstr::Binary(BinaryOp::Mul, s, a));
     plan.add_output(p);
     let other = tensor(vec![1.0; 6], &[2, 3]);
-    let out = b.execute_fusion(&plan, &[(&t).into(), (&other).into()]).unwrap();
+    let out = b.execute_fusion(&plan, &[&t, &other]).unwrap();
     assert_eq!(f64s(&out[0]), x.iter().map(|v| (v + 1.0) * v).collect::<Vec<_>>());
     let col = tensor(vec![1.0, 2.0], &[2]);
-    let outer = b.broadcast_multiply((&col).into(), &[0], (&row).into(), &[1], &[2, 3]).unwrap();
+    let outer = b.broadcast_multiply(&col, &[0], &row, &[1], &[2, 3]).unwrap();
     assert_eq!(f64s(&outer), vec![1.0, 2.0, 3.0, 2.0, 4.0, 6.0]);
 }

@@ -49,6 +49,7 @@
 //! assert!(domain.enter().is_err());
 //! ```
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod affinity;
 mod domain;

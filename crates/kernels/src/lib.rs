@@ -4,6 +4,7 @@
 //! free functions that receive the resources they may use ([`KernelContext`]: the
 //! parallelism, and the domain's pool) explicitly.
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod alloc;
 mod context;
@@ -20,4 +21,4 @@ pub mod strided;
 pub mod structural;
 
 pub use context::KernelContext;
-pub use par::Parallelism;
+pub use par::{Parallelism, ScheduleAudit};

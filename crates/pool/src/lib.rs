@@ -41,6 +41,7 @@
 //! assert!(s.retained_bytes <= s.cap_bytes);
 //! ```
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod huge_pages;
 mod loan;

@@ -227,3 +227,24 @@ impl<'a, T: Scalar> From<TypedViewMut<'a, T>> for TensorWrite<'a> {
         TensorWrite::View(T::into_view_mut(v))
     }
 }
+
+impl<'a, 'b: 'a> From<&'a TensorRead<'b>> for TensorRead<'a> {
+    #[inline]
+    fn from(r: &'a TensorRead<'b>) -> Self {
+        r.clone()
+    }
+}
+
+impl<'a, 'b: 'a> From<&'a TensorView<'b>> for TensorRead<'a> {
+    #[inline]
+    fn from(v: &'a TensorView<'b>) -> Self {
+        TensorRead::View(v.clone())
+    }
+}
+
+impl<'a, 'b: 'a, T: Scalar> From<&'a TypedView<'b, T>> for TensorRead<'a> {
+    #[inline]
+    fn from(v: &'a TypedView<'b, T>) -> Self {
+        TensorRead::View(T::into_view(v.clone()))
+    }
+}

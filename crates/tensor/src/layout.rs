@@ -4,6 +4,7 @@
 //! function from one [`Layout`] to another; views wrap a buffer around a layout that was
 //! checked against it once, at construction.
 
+use crate::config::SliceConfig;
 use crate::error::{Error, Result};
 use crate::extents::{AxisList, Extents};
 use crate::shape::{check_axis, check_permutation, checked_len};
@@ -207,6 +208,61 @@ impl Layout {
         out.shape[axis] = extent;
         out.strides[axis] = self.strides[axis] * step as isize;
         Ok(out)
+    }
+
+    /// Applies a whole [`SliceConfig`] (validated against the shape first).
+    pub fn slice(&self, config: &SliceConfig) -> Result<Layout> {
+        config.validate(&self.shape)?;
+        let mut out = self.clone();
+        for axis in 0..self.rank() {
+            out = out.slice_axis(axis, config.start[axis], config.limit[axis], config.strides[axis])?;
+        }
+        Ok(out)
+    }
+
+    /// Reverses each axis in `axes` (distinct, in range).
+    pub fn reverse(&self, axes: &[usize]) -> Result<Layout> {
+        crate::shape::check_unique_axes("reverse", "axis", axes, self.rank())?;
+        let mut out = self.clone();
+        for &axis in axes {
+            out = out.reverse_axis(axis)?;
+        }
+        Ok(out)
+    }
+
+    /// The diagonal `offset` of axes `axis1` and `axis2`, as numpy's `diagonal`: both
+    /// axes are removed and the diagonal, `a[.., i, .., i + offset, ..]` (or
+    /// `a[.., i - offset, .., i, ..]` for a negative offset), is appended as the last
+    /// axis. An offset beyond the matrix gives an empty diagonal.
+    ///
+    /// ```
+    /// use strata_tensor::Layout;
+    /// let l = Layout::row_major(&[3, 4]).diagonal(1, 0, 1).unwrap();
+    /// assert_eq!((l.shape(), l.strides(), l.offset()), (&[3][..], &[5][..], 1));
+    /// assert_eq!(Layout::row_major(&[3, 4]).diagonal(-5, 0, 1).unwrap().shape(), &[0]);
+    /// ```
+    pub fn diagonal(&self, offset: isize, axis1: usize, axis2: usize) -> Result<Layout> {
+        const OP: &str = "diagonal";
+        check_axis(OP, "axis1", axis1, self.rank())?;
+        check_axis(OP, "axis2", axis2, self.rank())?;
+        if axis1 == axis2 {
+            return Err(Error::invalid_argument(OP, format!("axis1 and axis2 are both {axis1}; they must differ")));
+        }
+        let (d1, d2) = (self.shape[axis1] as i128, self.shape[axis2] as i128);
+        let k = offset as i128;
+        let len = (d1 - (-k).max(0)).min(d2 - k.max(0)).max(0) as usize;
+        let (s1, s2) = (self.strides[axis1], self.strides[axis2]);
+        let mut out_offset = self.offset;
+        if len > 0 {
+            let start = if offset >= 0 { offset * s2 } else { -offset * s1 };
+            out_offset = (self.offset as isize + start) as usize;
+        }
+        let kept = || (0..self.rank()).filter(|&a| a != axis1 && a != axis2);
+        let mut shape: Extents = kept().map(|a| self.shape[a]).collect();
+        let mut strides: AxisList<isize> = kept().map(|a| self.strides[a]).collect();
+        shape.insert(shape.len(), len);
+        strides.insert(strides.len(), s1 + s2);
+        Ok(Layout { shape, strides, offset: out_offset })
     }
 
     /// Reverses the order of indices along `axis`.

@@ -27,18 +27,22 @@
 //! assert_eq!(input.len(), 6);
 //! ```
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod access;
 mod cache_stats;
 pub mod config;
+mod display;
 mod dtype;
 mod error;
 mod extents;
+pub mod interop;
 mod layout;
 mod scalar;
 pub mod shape;
 mod tensor;
 mod traits;
+mod value;
 mod view;
 
 pub use access::{TensorRead, TensorWrite};
@@ -50,4 +54,8 @@ pub use num_complex::Complex;
 pub use scalar::{Scalar, c32, c64};
 pub use tensor::{Tensor, TypedTensor};
 pub use traits::*;
+pub use value::ScalarValue;
 pub use view::{TensorView, TensorViewMut, TypedView, TypedViewMut};
+
+#[cfg(feature = "npy")]
+pub use interop::npy;

@@ -6,6 +6,7 @@ use num_complex::Complex;
 
 use crate::dtype::DType;
 use crate::tensor::{Tensor, TypedTensor};
+use crate::value::ScalarValue;
 use crate::view::{TensorView, TensorViewMut, TypedView, TypedViewMut};
 
 /// Complex number of two `f32` (`DType::C32`).
@@ -66,6 +67,8 @@ pub trait Scalar: Copy + Send + Sync + Debug + PartialEq + Default + 'static + s
     fn view_ref<'v, 'a>(v: &'v TensorView<'a>) -> Option<&'v TypedView<'a, Self>>;
     /// Mutably borrows the typed view inside an erased mutable view, if the dtype matches.
     fn view_mut_ref<'v, 'a>(v: &'v mut TensorViewMut<'a>) -> Option<&'v mut TypedViewMut<'a, Self>>;
+    /// Wraps the value into the erased [`ScalarValue`].
+    fn into_value(self) -> ScalarValue;
 }
 
 macro_rules! impl_scalar {
@@ -138,6 +141,10 @@ macro_rules! impl_scalar {
                     TensorViewMut::$variant(v) => Some(v),
                     _ => None,
                 }
+            }
+            #[inline]
+            fn into_value(self) -> ScalarValue {
+                ScalarValue::$variant(self)
             }
         }
     };

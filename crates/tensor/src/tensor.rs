@@ -313,6 +313,55 @@ impl Tensor {
     pub fn reshape(self, shape: &[usize]) -> Result<Tensor> {
         each_variant!(self, t => t.reshape(shape).map(Tensor::from))
     }
+
+    /// The elements in row-major order as a `Vec<T>`, or a dtype-mismatch error.
+    ///
+    /// ```
+    /// use strata_tensor::Tensor;
+    /// let t = Tensor::from_vec(vec![1i64, 2, 3], &[3])?;
+    /// assert_eq!(t.to_vec::<i64>()?, vec![1, 2, 3]);
+    /// assert!(t.to_vec::<f64>().is_err());
+    /// # Ok::<(), strata_tensor::Error>(())
+    /// ```
+    pub fn to_vec<T: Scalar>(&self) -> Result<Vec<T>> {
+        Ok(self.as_typed::<T>()?.data().to_vec())
+    }
+
+    /// The single element of a tensor holding exactly one (rank 0, or every extent 1),
+    /// as numpy's `item()`; errors on another element count or dtype.
+    ///
+    /// ```
+    /// use strata_tensor::Tensor;
+    /// assert_eq!(Tensor::scalar(2.5f64).to_scalar::<f64>()?, 2.5);
+    /// assert!(Tensor::from_vec(vec![1.0f64, 2.0], &[2])?.to_scalar::<f64>().is_err());
+    /// # Ok::<(), strata_tensor::Error>(())
+    /// ```
+    pub fn to_scalar<T: Scalar>(&self) -> Result<T> {
+        self.as_typed::<T>()?.to_scalar()
+    }
+}
+
+impl<T: Scalar> TryFrom<Tensor> for TypedTensor<T> {
+    type Error = Error;
+
+    /// The typed tensor inside, or a dtype-mismatch error (the same as
+    /// [`Tensor::into_typed`]).
+    fn try_from(t: Tensor) -> Result<Self> {
+        t.into_typed()
+    }
+}
+
+impl<T: Scalar> TypedTensor<T> {
+    /// The single element of a tensor holding exactly one, or an error.
+    pub fn to_scalar(&self) -> Result<T> {
+        match self.data() {
+            [only] => Ok(*only),
+            data => Err(Error::shape_mismatch(
+                "to_scalar",
+                format!("a tensor of shape {:?} holds {} elements, not one", self.shape(), data.len()),
+            )),
+        }
+    }
 }
 
 fn wrong_dtype<T: Scalar>(actual: DType) -> Error {

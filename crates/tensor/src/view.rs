@@ -2,6 +2,7 @@
 //! (`TensorView`, `TensorViewMut`). Construction checks bounds (and, for mutable views,
 //! aliasing) once; metadata operations only rewrite the [`Layout`].
 
+use crate::config::SliceConfig;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
@@ -188,6 +189,30 @@ impl<'a, T: Scalar> TypedView<'a, T> {
     pub fn remove_axis(self, axis: usize) -> Result<Self> {
         self.map_layout(|l| l.remove_axis(axis))
     }
+
+    /// Reorders the axes: axis `k` of the result is axis `perm[k]` (numpy/lax
+    /// `transpose`; the backend's [`crate::StructuralOps::transpose`] copies, this does not).
+    pub fn transpose(&self, perm: &[usize]) -> Result<Self> {
+        self.clone().map_layout(|l| l.permute(perm).map_err(|e| e.in_op("transpose")))
+    }
+    /// The strided box of a [`SliceConfig`] (the backend's `slice`, without a copy).
+    pub fn slice(&self, config: &SliceConfig) -> Result<Self> {
+        self.clone().map_layout(|l| l.slice(config))
+    }
+    /// Reverses each of `axes` (the backend's `reverse`, without a copy).
+    pub fn reverse(&self, axes: &[usize]) -> Result<Self> {
+        self.clone().map_layout(|l| l.reverse(axes))
+    }
+    /// The diagonal `offset` of axes 0 and 1, appended as the last axis: numpy's
+    /// `diagonal(a, offset)`, without a copy.
+    pub fn diagonal(&self, offset: isize) -> Result<Self> {
+        self.clone().map_layout(|l| l.diagonal(offset, 0, 1))
+    }
+    /// The diagonal `offset` of `axis1` and `axis2`, appended as the last axis (numpy's
+    /// `diagonal(a, offset, axis1, axis2)`), without a copy.
+    pub fn diagonal_axes(&self, offset: isize, axis1: usize, axis2: usize) -> Result<Self> {
+        self.clone().map_layout(|l| l.diagonal(offset, axis1, axis2))
+    }
 }
 
 impl<'a, T: Scalar> TypedViewMut<'a, T> {
@@ -312,6 +337,30 @@ impl<'a, T: Scalar> TypedViewMut<'a, T> {
     pub fn remove_axis(self, axis: usize) -> Result<Self> {
         self.map_layout(|l| l.remove_axis(axis))
     }
+
+    /// Reorders the axes: axis `k` of the result is axis `perm[k]` (numpy/lax
+    /// `transpose`; the backend's [`crate::StructuralOps::transpose`] copies, this does not).
+    pub fn transpose(self, perm: &[usize]) -> Result<Self> {
+        self.map_layout(|l| l.permute(perm).map_err(|e| e.in_op("transpose")))
+    }
+    /// The strided box of a [`SliceConfig`] (the backend's `slice`, without a copy).
+    pub fn slice(self, config: &SliceConfig) -> Result<Self> {
+        self.map_layout(|l| l.slice(config))
+    }
+    /// Reverses each of `axes` (the backend's `reverse`, without a copy).
+    pub fn reverse(self, axes: &[usize]) -> Result<Self> {
+        self.map_layout(|l| l.reverse(axes))
+    }
+    /// The diagonal `offset` of axes 0 and 1, appended as the last axis: numpy's
+    /// `diagonal(a, offset)`, without a copy.
+    pub fn diagonal(self, offset: isize) -> Result<Self> {
+        self.map_layout(|l| l.diagonal(offset, 0, 1))
+    }
+    /// The diagonal `offset` of `axis1` and `axis2`, appended as the last axis (numpy's
+    /// `diagonal(a, offset, axis1, axis2)`), without a copy.
+    pub fn diagonal_axes(self, offset: isize, axis1: usize, axis2: usize) -> Result<Self> {
+        self.map_layout(|l| l.diagonal(offset, axis1, axis2))
+    }
 }
 
 /// A dtype-erased read-only view: one variant per [`DType`].
@@ -429,6 +478,27 @@ impl<'a> TensorView<'a> {
     pub fn remove_axis(self, axis: usize) -> Result<Self> {
         each_view!(TensorView, self, v => v.remove_axis(axis).map(Scalar::into_view))
     }
+    /// Reorders the axes (numpy/lax `transpose`, without a copy).
+    pub fn transpose(&self, perm: &[usize]) -> Result<Self> {
+        each_view!(TensorView, self, v => v.transpose(perm).map(Scalar::into_view))
+    }
+    /// The strided box of a [`SliceConfig`], without a copy.
+    pub fn slice(&self, config: &SliceConfig) -> Result<Self> {
+        each_view!(TensorView, self, v => v.slice(config).map(Scalar::into_view))
+    }
+    /// Reverses each of `axes`, without a copy.
+    pub fn reverse(&self, axes: &[usize]) -> Result<Self> {
+        each_view!(TensorView, self, v => v.reverse(axes).map(Scalar::into_view))
+    }
+    /// The diagonal `offset` of axes 0 and 1, appended as the last axis (numpy's
+    /// `diagonal`), without a copy.
+    pub fn diagonal(&self, offset: isize) -> Result<Self> {
+        each_view!(TensorView, self, v => v.diagonal(offset).map(Scalar::into_view))
+    }
+    /// The diagonal `offset` of `axis1` and `axis2`, appended as the last axis.
+    pub fn diagonal_axes(&self, offset: isize, axis1: usize, axis2: usize) -> Result<Self> {
+        each_view!(TensorView, self, v => v.diagonal_axes(offset, axis1, axis2).map(Scalar::into_view))
+    }
 }
 
 impl<'a> TensorViewMut<'a> {
@@ -481,6 +551,27 @@ impl<'a> TensorViewMut<'a> {
     /// Reverses `axis`.
     pub fn reverse_axis(self, axis: usize) -> Result<Self> {
         each_view!(TensorViewMut, self, v => v.reverse_axis(axis).map(Scalar::into_view_mut))
+    }
+    /// Reorders the axes (numpy/lax `transpose`, without a copy).
+    pub fn transpose(self, perm: &[usize]) -> Result<Self> {
+        each_view!(TensorViewMut, self, v => v.transpose(perm).map(Scalar::into_view_mut))
+    }
+    /// The strided box of a [`SliceConfig`], without a copy.
+    pub fn slice(self, config: &SliceConfig) -> Result<Self> {
+        each_view!(TensorViewMut, self, v => v.slice(config).map(Scalar::into_view_mut))
+    }
+    /// Reverses each of `axes`, without a copy.
+    pub fn reverse(self, axes: &[usize]) -> Result<Self> {
+        each_view!(TensorViewMut, self, v => v.reverse(axes).map(Scalar::into_view_mut))
+    }
+    /// The diagonal `offset` of axes 0 and 1, appended as the last axis (numpy's
+    /// `diagonal`), without a copy.
+    pub fn diagonal(self, offset: isize) -> Result<Self> {
+        each_view!(TensorViewMut, self, v => v.diagonal(offset).map(Scalar::into_view_mut))
+    }
+    /// The diagonal `offset` of `axis1` and `axis2`, appended as the last axis.
+    pub fn diagonal_axes(self, offset: isize, axis1: usize, axis2: usize) -> Result<Self> {
+        each_view!(TensorViewMut, self, v => v.diagonal_axes(offset, axis1, axis2).map(Scalar::into_view_mut))
     }
 }
 

@@ -7,7 +7,7 @@
 //! [`CpuSet`] is never empty. A [`CpuTopology`] only holds allowed CPUs: every usable
 //! node, core and cache group is restricted to the process affinity, and nodes without an
 //! allowed CPU are dropped. The default thread budget is min(allowed CPUs, ceil(quota)),
-//! overridden by `RAYON_NUM_THREADS`; zero or malformed values are errors, not silent
+//! overridden by `RAYON_NUM_THREADS` (0 means the default, as in Rayon); malformed values are errors, not silent
 //! fallbacks. Bad input (malformed files, cpulists, quotas, environment values) gives a
 //! [`TopologyError`], never a panic. Discovery only reads; it never writes to sysfs or the
 //! cgroup tree.
@@ -38,6 +38,7 @@
 //! # Ok::<(), strata_topology::TopologyError>(())
 //! ```
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod affinity;
 mod budget;

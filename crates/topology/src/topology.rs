@@ -249,10 +249,11 @@ impl CpuTopology {
     }
 
     /// The default number of worker threads: `RAYON_NUM_THREADS` from the process
-    /// environment when set, else [`CpuTopology::hardware_thread_budget`].
+    /// environment when set to a positive count, else [`CpuTopology::hardware_thread_budget`]
+    /// (`RAYON_NUM_THREADS=0` means "the default", as in Rayon).
     ///
-    /// A set but zero, negative, non-numeric or absurd (> 65 536) value is an error. A valid
-    /// value is honoured as given, even above the allowed CPU count: it is an explicit
+    /// A set but negative, non-numeric or absurd (> 65 536) value is an error. A valid
+    /// count is honoured as given, even above the allowed CPU count: it is an explicit
     /// request.
     pub fn default_thread_budget(&self) -> Result<NonZeroUsize, TopologyError> {
         let value = budget::rayon_num_threads_from_env()?;
@@ -270,11 +271,16 @@ impl CpuTopology {
     ///     .load()?;
     /// assert_eq!(topo.thread_budget(None)?.get(), 2);
     /// assert_eq!(topo.thread_budget(Some("3"))?.get(), 3);
-    /// assert!(topo.thread_budget(Some("0")).is_err());
+    /// assert_eq!(topo.thread_budget(Some("0"))?.get(), 2); // 0: the default, as in Rayon
+    /// assert!(topo.thread_budget(Some("-1")).is_err());
     /// # Ok::<(), strata_topology::TopologyError>(())
     /// ```
     pub fn thread_budget(&self, rayon_num_threads: Option<&str>) -> Result<NonZeroUsize, TopologyError> {
         match rayon_num_threads {
+            // Rayon reads 0 as "pick the default"; so do we.
+            Some(value) if !value.trim().is_empty() && value.trim().bytes().all(|b| b == b'0') => {
+                Ok(self.hardware_thread_budget())
+            }
             Some(value) => budget::parse_thread_count(budget::RAYON_NUM_THREADS, value),
             None => Ok(self.hardware_thread_budget()),
         }

@@ -244,7 +244,11 @@ fn bad_cgroup_bookkeeping_files() {
 #[test]
 fn nonsense_thread_counts() {
     let topo = common::load_fixture("container-v2").unwrap();
-    for value in ["0", "-2", "abc", "", "2.5", "1e3", "99999999999999999999", "70000"] {
+    // Zero means "the default", as in Rayon; everything else here is nonsense.
+    for zero in ["0", " 00\n"] {
+        assert_eq!(topo.thread_budget(Some(zero)).unwrap(), topo.hardware_thread_budget(), "{zero:?}");
+    }
+    for value in ["-2", "abc", "", "2.5", "1e3", "99999999999999999999", "70000", "-0"] {
         match topo.thread_budget(Some(value)) {
             Err(TopologyError::InvalidThreadCount { origin, .. }) => {
                 assert_eq!(origin, "RAYON_NUM_THREADS");

@@ -4,10 +4,118 @@
 //! as in StableHLO.
 
 use crate::error::{Error, Result};
+use crate::value::ScalarValue;
 
 const OP: &str = "dot_general";
 
-/// Batch and contracting dimensions of a `dot_general`.
+/// Everything a `dot_general` call is told besides its operands, with named parts: the
+/// contracting and batch axes (lax's `dimension_numbers`), conjugation of either operand,
+/// and for the accumulating form `dot_general_into`, `out = alpha * lhs·rhs + beta * out`
+/// with `alpha`/`beta` in the operands' dtype.
+///
+/// ```
+/// use strata_tensor::config::DotGeneral;
+/// // A matrix product, conjugating the lhs: [m, k] x [k, n] -> [m, n].
+/// let spec = DotGeneral::new().contract([1], [0]).conj_lhs();
+/// assert_eq!(spec, DotGeneral::matmul().conj_lhs());
+/// // A batched product accumulating into its output: out = 2 * a·b + out.
+/// let acc = DotGeneral::new().batch([0], [0]).contract([2], [1]).alpha(2.0).beta(1.0);
+/// assert_eq!(acc.dims.output_shape(&[4, 2, 3], &[4, 3, 5]).unwrap(), vec![4, 2, 5]);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct DotGeneral {
+    /// Batch and contracting axes of both operands.
+    pub dims: DotGeneralConfig,
+    /// Conjugate a complex lhs on the fly (no effect on real dtypes).
+    pub conj_lhs: bool,
+    /// Conjugate a complex rhs on the fly.
+    pub conj_rhs: bool,
+    /// Scale of the product in `dot_general_into` (default 1).
+    pub alpha: ScalarValue,
+    /// Scale of the destination's previous contents in `dot_general_into` (default 0:
+    /// the destination is overwritten without being read).
+    pub beta: ScalarValue,
+}
+
+impl Default for DotGeneral {
+    fn default() -> Self {
+        DotGeneral {
+            dims: DotGeneralConfig::default(),
+            conj_lhs: false,
+            conj_rhs: false,
+            alpha: ScalarValue::F64(1.0),
+            beta: ScalarValue::F64(0.0),
+        }
+    }
+}
+
+impl DotGeneral {
+    /// No batch and no contracting axes (an outer product until told otherwise), no
+    /// conjugation, `alpha = 1`, `beta = 0`.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The plain matrix product of two rank-2 operands, `[m, k] x [k, n] -> [m, n]`.
+    pub fn matmul() -> Self {
+        DotGeneral::from(DotGeneralConfig::matmul())
+    }
+
+    /// Contracts lhs axis `lhs[i]` with rhs axis `rhs[i]` (lax's `lhs_contracting_dimensions`
+    /// and `rhs_contracting_dimensions`).
+    pub fn contract(mut self, lhs: impl AsRef<[usize]>, rhs: impl AsRef<[usize]>) -> Self {
+        self.dims.lhs_contracting = lhs.as_ref().to_vec();
+        self.dims.rhs_contracting = rhs.as_ref().to_vec();
+        self
+    }
+
+    /// Pairs lhs axis `lhs[i]` with rhs axis `rhs[i]` as batch axes (they lead the output).
+    pub fn batch(mut self, lhs: impl AsRef<[usize]>, rhs: impl AsRef<[usize]>) -> Self {
+        self.dims.lhs_batch = lhs.as_ref().to_vec();
+        self.dims.rhs_batch = rhs.as_ref().to_vec();
+        self
+    }
+
+    /// Conjugates the lhs (complex dtypes).
+    pub fn conj_lhs(mut self) -> Self {
+        self.conj_lhs = true;
+        self
+    }
+
+    /// Conjugates the rhs (complex dtypes).
+    pub fn conj_rhs(mut self) -> Self {
+        self.conj_rhs = true;
+        self
+    }
+
+    /// Sets `alpha` (`dot_general_into` only): a real value for real operands, real or
+    /// complex for complex ones.
+    pub fn alpha(mut self, alpha: impl Into<ScalarValue>) -> Self {
+        self.alpha = alpha.into();
+        self
+    }
+
+    /// Sets `beta` (`dot_general_into` only); `beta = 0` never reads the destination.
+    pub fn beta(mut self, beta: impl Into<ScalarValue>) -> Self {
+        self.beta = beta.into();
+        self
+    }
+}
+
+impl From<DotGeneralConfig> for DotGeneral {
+    fn from(dims: DotGeneralConfig) -> Self {
+        DotGeneral { dims, ..DotGeneral::default() }
+    }
+}
+
+impl From<&DotGeneralConfig> for DotGeneral {
+    fn from(dims: &DotGeneralConfig) -> Self {
+        DotGeneral::from(dims.clone())
+    }
+}
+
+/// Batch and contracting dimensions of a `dot_general` (the dimension numbers; see
+/// [`DotGeneral`] for the whole call with named parts).
 ///
 /// `lhs_batch[i]` pairs with `rhs_batch[i]` and `lhs_contracting[i]` with
 /// `rhs_contracting[i]`; paired axes must have equal extents.
@@ -36,7 +144,8 @@ pub struct DotGeneralConfig {
 }
 
 impl DotGeneralConfig {
-    /// A config from its four axis lists.
+    /// A config from its four axis lists, batch axes first (lax lists the contracting
+    /// ones first: prefer the labelled [`DotGeneral::new`]`().contract(..).batch(..)`).
     pub fn new(
         lhs_batch: Vec<usize>,
         rhs_batch: Vec<usize>,

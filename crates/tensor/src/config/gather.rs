@@ -46,9 +46,45 @@ pub struct GatherConfig {
 }
 
 impl GatherConfig {
+    /// numpy's `take(operand, indices, axis)` (`jnp.take`): every entry of an integer
+    /// tensor of shape `indices_shape` picks one index along `axis` of an operand of shape
+    /// `operand_shape`; the output has shape `operand_shape[..axis] ++ indices_shape ++
+    /// operand_shape[axis + 1..]`. Out-of-range indices are clamped, as gather does.
+    ///
+    /// ```
+    /// use strata_tensor::config::GatherConfig;
+    /// // Rows 2, 0, 2 of a [4, 3] matrix, indices of shape [3]: output [3, 3].
+    /// let rows = GatherConfig::take(&[4, 3], &[3], 0);
+    /// assert_eq!(rows.output_shape(&[4, 3], &[3]).unwrap(), vec![3, 3]);
+    /// // Columns picked by a [2, 2] index tensor: output [4, 2, 2].
+    /// let cols = GatherConfig::take(&[4, 3], &[2, 2], 1);
+    /// assert_eq!(cols.output_shape(&[4, 3], &[2, 2]).unwrap(), vec![4, 2, 2]);
+    /// ```
+    ///
+    /// An `axis` beyond the operand's rank gives a config that `validate` rejects.
+    pub fn take(operand_shape: &[usize], indices_shape: &[usize], axis: usize) -> Self {
+        let rank = operand_shape.len();
+        let batch = indices_shape.len();
+        let mut slice_sizes = operand_shape.to_vec();
+        if let Some(size) = slice_sizes.get_mut(axis) {
+            *size = 1;
+        }
+        // Output axes: operand axes before `axis`, then the index axes, then the rest.
+        let offset_dims = (0..rank.saturating_sub(1)).map(|d| if d < axis { d } else { d + batch }).collect();
+        GatherConfig {
+            offset_dims,
+            collapsed_slice_dims: vec![axis],
+            start_index_map: vec![axis],
+            index_vector_dim: batch,
+            slice_sizes,
+            ..GatherConfig::default()
+        }
+    }
+
     /// The common "take rows" gather: `indices` of shape `[..., 1]` select rows (axis 0) of
     /// an operand of rank 2 whose rows have `row_len` elements; output `[..., row_len]`.
-    /// `index_vector_dim` is the indices' last axis (`indices_rank - 1`).
+    /// `index_vector_dim` is the indices' last axis (`indices_rank - 1`). Prefer
+    /// [`GatherConfig::take`], whose arguments say what they are.
     pub fn rows(indices_rank: usize, row_len: usize) -> Self {
         GatherConfig {
             offset_dims: vec![indices_rank.saturating_sub(1)],
@@ -376,6 +412,21 @@ mod tests {
         assert!(e.to_string().contains("same length"), "{e}");
         let e = GatherConfig { start_indices_batching_dims: vec![1], ..cfg }.validate(&[3, 4], &[3, 1]).unwrap_err();
         assert!(e.to_string().contains("index_vector_dim"), "{e}");
+    }
+
+    #[test]
+    fn take_matches_numpy_shapes() {
+        // numpy: np.take(np.zeros((2, 3, 4)), np.zeros((5, 6), int), axis).shape
+        for (axis, want) in [(0, vec![5, 6, 3, 4]), (1, vec![2, 5, 6, 4]), (2, vec![2, 3, 5, 6])] {
+            let cfg = GatherConfig::take(&[2, 3, 4], &[5, 6], axis);
+            assert_eq!(cfg.output_shape(&[2, 3, 4], &[5, 6]).unwrap(), want, "axis {axis}");
+        }
+        // Scalar indices drop the axis, as numpy does.
+        assert_eq!(GatherConfig::take(&[2, 3], &[], 1).output_shape(&[2, 3], &[]).unwrap(), vec![2]);
+        // The legacy rows form is the same gather as take along axis 0 with a [.., 1] index.
+        assert_eq!(GatherConfig::rows(2, 3).output_shape(&[5, 3], &[4, 1]).unwrap(), vec![4, 3]);
+        let e = GatherConfig::take(&[2, 3], &[4], 2).validate(&[2, 3], &[4]).unwrap_err();
+        assert!(e.to_string().contains("out of range"), "{e}");
     }
 
     #[test]

@@ -2,11 +2,77 @@
 //! `interior_padding`). Interior padding is inserted between neighbouring elements first;
 //! then low/high padding is added at the edges, where a negative amount crops instead.
 
+use crate::access::TensorRead;
 use crate::error::{Error, Result};
+use crate::scalar::Scalar;
+use crate::tensor::{Tensor, TypedTensor};
+use crate::value::ScalarValue;
 
 const OP: &str = "pad";
 
+/// The value `pad` fills with: a number (converted to the operand's dtype, see
+/// [`ScalarValue::to_dtype`]) or, as StableHLO takes it, a rank-0 tensor of the operand's
+/// dtype.
+///
+/// ```
+/// use strata_tensor::{Tensor, config::PadValue};
+/// let zero: PadValue<'_> = 0.0.into();
+/// let one = Tensor::scalar(1.0f32);
+/// let from_tensor: PadValue<'_> = (&one).into();
+/// assert!(matches!(zero, PadValue::Scalar(_)) && matches!(from_tensor, PadValue::Tensor(_)));
+/// ```
+#[derive(Clone, Debug)]
+pub enum PadValue<'a> {
+    /// A number.
+    Scalar(ScalarValue),
+    /// A rank-0 tensor.
+    Tensor(TensorRead<'a>),
+}
+
+impl<T: Scalar> From<T> for PadValue<'_> {
+    fn from(value: T) -> Self {
+        PadValue::Scalar(value.into_value())
+    }
+}
+
+impl From<ScalarValue> for PadValue<'_> {
+    fn from(value: ScalarValue) -> Self {
+        PadValue::Scalar(value)
+    }
+}
+
+impl<'a> From<TensorRead<'a>> for PadValue<'a> {
+    fn from(value: TensorRead<'a>) -> Self {
+        PadValue::Tensor(value)
+    }
+}
+
+impl<'a> From<&'a Tensor> for PadValue<'a> {
+    fn from(value: &'a Tensor) -> Self {
+        PadValue::Tensor(value.into())
+    }
+}
+
+impl<'a, T: Scalar> From<&'a TypedTensor<T>> for PadValue<'a> {
+    fn from(value: &'a TypedTensor<T>) -> Self {
+        PadValue::Tensor(value.into())
+    }
+}
+
 /// Per-axis low, high and interior padding.
+///
+/// Built with labels, starting from no padding on a given rank:
+///
+/// ```
+/// use strata_tensor::config::PadConfig;
+/// // Two elements before axis 0, one after axis 1, one between neighbours of axis 1.
+/// let cfg = PadConfig::none(2).low(0, 2).high(1, 1).interior(1, 1);
+/// assert_eq!(cfg, PadConfig::new(vec![2, 0], vec![0, 1], vec![0, 1]));
+/// assert_eq!(cfg.output_shape(&[3, 4]).unwrap(), vec![5, 8]);
+/// ```
+///
+/// or from its three lists (StableHLO's `edge_padding_low`, `edge_padding_high`,
+/// `interior_padding`):
 ///
 /// ```
 /// use strata_tensor::config::PadConfig;
@@ -30,6 +96,29 @@ impl PadConfig {
     /// A config from its three per-axis lists.
     pub fn new(low: Vec<i64>, high: Vec<i64>, interior: Vec<i64>) -> Self {
         PadConfig { low, high, interior }
+    }
+
+    /// No padding on any of `rank` axes: the start of the labelled form.
+    pub fn none(rank: usize) -> Self {
+        PadConfig { low: vec![0; rank], high: vec![0; rank], interior: vec![0; rank] }
+    }
+
+    /// `amount` elements before the first of `axis` (negative crops).
+    pub fn low(mut self, axis: usize, amount: i64) -> Self {
+        set_axis(&mut self.low, axis, amount);
+        self
+    }
+
+    /// `amount` elements after the last of `axis` (negative crops).
+    pub fn high(mut self, axis: usize, amount: i64) -> Self {
+        set_axis(&mut self.high, axis, amount);
+        self
+    }
+
+    /// `amount` elements between each pair of neighbours along `axis`.
+    pub fn interior(mut self, axis: usize, amount: i64) -> Self {
+        set_axis(&mut self.interior, axis, amount);
+        self
     }
 
     /// Checks lengths against the rank, `interior >= 0`, and that every output extent is
@@ -78,6 +167,15 @@ impl PadConfig {
     }
 }
 
+/// Sets `list[axis]`, growing the list with zeros when the axis is beyond it, so that an
+/// out-of-range axis surfaces as a length mismatch in `validate` instead of a panic.
+fn set_axis(list: &mut Vec<i64>, axis: usize, amount: i64) {
+    if axis >= list.len() {
+        list.resize(axis + 1, 0);
+    }
+    list[axis] = amount;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,5 +194,8 @@ mod tests {
         assert!(e.to_string().contains("high [0, 1] has 2 entries"), "{e}");
         let e = PadConfig::new(vec![i64::MAX], vec![i64::MAX], vec![0]).validate(&[3]).unwrap_err();
         assert!(e.to_string().contains("overflows"), "{e}");
+        // An axis beyond the rank in the labelled form is a validation error, not a panic.
+        let e = PadConfig::none(1).high(2, 1).validate(&[3]).unwrap_err();
+        assert!(e.to_string().contains("high [0, 0, 1] has 3 entries"), "{e}");
     }
 }

@@ -7,6 +7,17 @@ const OP: &str = "slice";
 
 /// Per-axis start (inclusive), limit (exclusive) and stride of a static slice.
 ///
+/// Built from one range per axis, with optional steps:
+///
+/// ```
+/// use strata_tensor::config::SliceConfig;
+/// // numpy's a[1:4:2, 0:5]
+/// let cfg = SliceConfig::ranges([1..4, 0..5]).step(0, 2);
+/// assert_eq!(cfg.output_shape(&[4, 5]).unwrap(), vec![2, 5]);
+/// ```
+///
+/// or from its three lists (StableHLO's `start_indices`, `limit_indices`, `strides`):
+///
 /// ```
 /// use strata_tensor::config::SliceConfig;
 /// let cfg = SliceConfig::new(vec![1, 0], vec![4, 5], vec![2, 1]);
@@ -28,6 +39,26 @@ impl SliceConfig {
     /// A slice from its three per-axis lists.
     pub fn new(start: Vec<usize>, limit: Vec<usize>, strides: Vec<usize>) -> Self {
         SliceConfig { start, limit, strides }
+    }
+
+    /// A unit-stride slice keeping `range` along each axis, one range per axis in order
+    /// (`SliceConfig::ranges([0..2, 1..3])` is numpy's `a[0:2, 1:3]`).
+    pub fn ranges(ranges: impl IntoIterator<Item = std::ops::Range<usize>>) -> Self {
+        let (start, limit): (Vec<usize>, Vec<usize>) = ranges.into_iter().map(|r| (r.start, r.end)).unzip();
+        let strides = vec![1; start.len()];
+        SliceConfig { start, limit, strides }
+    }
+
+    /// The same slice keeping every `step`-th index along `axis` (from its start). An
+    /// axis beyond the config's rank is reported by `validate`, like every other
+    /// inconsistency.
+    pub fn step(mut self, axis: usize, step: usize) -> Self {
+        if axis >= self.strides.len() {
+            // Grow so that validate() reports the length mismatch against the operand.
+            self.strides.resize(axis + 1, 1);
+        }
+        self.strides[axis] = step;
+        self
     }
 
     /// A unit-stride slice `start..limit` on every axis.
@@ -87,5 +118,9 @@ mod tests {
         assert!(e.to_string().contains("start 2, limit 1"), "{e}");
         let e = SliceConfig::new(vec![0], vec![1], vec![1, 1]).validate(&[3]).unwrap_err();
         assert!(e.to_string().contains("strides [1, 1] has 2 entries"), "{e}");
+        // The labelled form is the same config as the positional one.
+        assert_eq!(SliceConfig::ranges([1..4, 0..5]).step(0, 2), SliceConfig::new(vec![1, 0], vec![4, 5], vec![2, 1]));
+        let e = SliceConfig::ranges(std::iter::once(0..1)).step(1, 2).validate(&[3]).unwrap_err();
+        assert!(e.to_string().contains("strides [1, 2] has 2 entries"), "{e}");
     }
 }
