@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use strata_engine::{CpuDomainExecutor, RayonCpuDomainExecutor};
 use strata_kernels::contraction::{ContractionAnalysisCache, PlanCache, dot_general};
-use strata_kernels::{KernelContext, Parallelism};
+use strata_kernels::{KernelContext, Parallelism, ScheduleAudit};
 use strata_pool::BufferPool;
 use strata_provider::FaerGemmProvider;
 use strata_tensor::config::DotGeneralConfig;
@@ -142,6 +142,7 @@ fn random(dtype: DType, shape: &[usize], seed: usize) -> Tensor {
 
 struct Domain {
     exec: Box<dyn CpuDomainExecutor>,
+    audit: ScheduleAudit,
     budget: usize,
     pool: BufferPool,
     cache: ContractionAnalysisCache,
@@ -155,7 +156,13 @@ impl Domain {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(budget).build().unwrap();
             Box::new(RayonCpuDomainExecutor::new(Arc::new(pool)))
         };
-        Domain { exec, budget, pool: BufferPool::new(1 << 30), cache: ContractionAnalysisCache::default() }
+        Domain {
+            exec,
+            audit: ScheduleAudit::new(),
+            budget,
+            pool: BufferPool::new(1 << 30),
+            cache: ContractionAnalysisCache::default(),
+        }
     }
 }
 
@@ -174,7 +181,7 @@ fn clock(cpu: bool) -> f64 {
 
 /// Runs every step once; returns the per-step seconds and the last output.
 fn run(w: &Workload, inputs: &[(String, Tensor, Vec<usize>)], d: &Domain, cpu: bool) -> (Vec<f64>, Tensor) {
-    let ctx = KernelContext::new(Parallelism::new(d.exec.as_ref(), d.budget)).with_pool(&d.pool);
+    let ctx = KernelContext::new(Parallelism::new(d.exec.as_ref(), d.budget, &d.audit)).with_pool(&d.pool);
     let cache = PlanCache::Domain(&d.cache);
     let mut made: HashMap<&str, Tensor> = HashMap::new();
     let mut times = Vec::with_capacity(w.steps.len());
@@ -193,6 +200,7 @@ fn run(w: &Workload, inputs: &[(String, Tensor, Vec<usize>)], d: &Domain, cpu: b
         times.push(clock(cpu) - start);
         made.insert(&s.out, out);
     }
+    d.audit.check("tn_workloads").unwrap();
     let last = made.remove(w.steps.last().unwrap().out.as_str()).unwrap();
     // Intermediates go back to the pool, as a tensor-network code would recycle them.
     for (_, t) in made {

@@ -10,7 +10,7 @@ mod contraction_support;
 
 use contraction_support::{Rng, ThreadExecutor};
 use strata_kernels::contraction::{ContractionAnalysisCache, PlanCache, dot_general, dot_general_into};
-use strata_kernels::{KernelContext, Parallelism};
+use strata_kernels::{KernelContext, Parallelism, ScheduleAudit};
 use strata_tensor::config::DotGeneralConfig;
 use strata_tensor::{Scalar, Tensor, TensorRead, TypedTensor, TypedView, TypedViewMut, c32, c64};
 
@@ -220,10 +220,11 @@ fn bits<T: Value>(t: &[T]) -> Vec<(u64, u64)> {
 fn check_dtype<T: Value>(seed: u64) {
     let mut rng = Rng::new(seed);
     let executors = [ThreadExecutor::new(2), ThreadExecutor::new(3)];
+    let audit = ScheduleAudit::new();
     let contexts = [
         KernelContext::sequential(),
-        KernelContext::new(Parallelism::new(&executors[0], 2)),
-        KernelContext::new(Parallelism::new(&executors[1], 3)),
+        KernelContext::new(Parallelism::new(&executors[0], 2, &audit)),
+        KernelContext::new(Parallelism::new(&executors[1], 3, &audit)),
     ];
     let domain = ContractionAnalysisCache::default();
     let cache = PlanCache::Domain(&domain);
@@ -319,6 +320,7 @@ fn check_dtype<T: Value>(seed: u64) {
         }
         assert!(results.windows(2).all(|w| w[0] == w[1]), "{}: results depend on the budget", what(0));
     }
+    assert!(audit.is_clean(), "every fork-join ran each index once");
 }
 
 #[test]
@@ -347,7 +349,8 @@ fn tiles_match_the_reference_c64() {
 #[test]
 fn batched_blocks_in_common_layouts() {
     let exec = ThreadExecutor::new(2);
-    let two = KernelContext::new(Parallelism::new(&exec, 2));
+    let audit = ScheduleAudit::new();
+    let two = KernelContext::new(Parallelism::new(&exec, 2, &audit));
     let one = KernelContext::sequential();
     let mut rng = Rng::new(99);
     for &(b, m, k, n) in &[(300usize, 4usize, 4usize, 4usize), (64, 16, 16, 16), (33, 12, 5, 24), (9, 40, 33, 17)] {
@@ -385,4 +388,5 @@ fn batched_blocks_in_common_layouts() {
         }
     }
     assert!(exec.forks.load(std::sync::atomic::Ordering::Relaxed) > 0, "the batch was split over workers");
+    assert!(audit.is_clean());
 }
