@@ -1,6 +1,7 @@
 //! The op traits, implemented once for the backend and its sessions. Each method is the
 //! same few lines: name the op, estimate its work (elements touched, for the inline
-//! rule), call one kernel function with the context and the domain's caches.
+//! rule; contractions add their multiply-adds, see `contraction::dot_general_work`), call
+//! one kernel function with the context and the domain's caches.
 
 use strata_kernels::contraction::{self, PlanCache};
 use strata_kernels::{elementwise, fusion, indexing, reduction, structural};
@@ -172,7 +173,8 @@ macro_rules! impl_op_traits {
                 conj_lhs: bool,
                 conj_rhs: bool,
             ) -> Result<Tensor> {
-                self.run("dot_general", lhs.len().saturating_add(rhs.len()), |ctx, res| {
+                let work = contraction::dot_general_work(lhs.shape(), rhs.shape(), config);
+                self.run("dot_general", work, |ctx, res| {
                     let cache = PlanCache::Domain(res.contraction_cache());
                     let provider = res.provider(lhs.dtype());
                     contraction::dot_general(ctx, lhs, rhs, config, conj_lhs, conj_rhs, provider, Some(&cache))
@@ -190,27 +192,24 @@ macro_rules! impl_op_traits {
                 beta: c64,
                 out: TensorWrite<'_>,
             ) -> Result<()> {
-                self.run(
-                    "dot_general_into",
-                    lhs.len().saturating_add(rhs.len()).saturating_add(out.len()),
-                    |ctx, res| {
-                        let cache = PlanCache::Domain(res.contraction_cache());
-                        let provider = res.provider(lhs.dtype());
-                        contraction::dot_general_into(
-                            ctx,
-                            lhs,
-                            rhs,
-                            config,
-                            conj_lhs,
-                            conj_rhs,
-                            alpha,
-                            beta,
-                            out,
-                            provider,
-                            Some(&cache),
-                        )
-                    },
-                )
+                let work = contraction::dot_general_work(lhs.shape(), rhs.shape(), config);
+                self.run("dot_general_into", work, |ctx, res| {
+                    let cache = PlanCache::Domain(res.contraction_cache());
+                    let provider = res.provider(lhs.dtype());
+                    contraction::dot_general_into(
+                        ctx,
+                        lhs,
+                        rhs,
+                        config,
+                        conj_lhs,
+                        conj_rhs,
+                        alpha,
+                        beta,
+                        out,
+                        provider,
+                        Some(&cache),
+                    )
+                })
             }
 
             fn grouped_gemm(
@@ -219,7 +218,8 @@ macro_rules! impl_op_traits {
                 rhs: &[TensorRead<'_>],
                 config: &GroupedGemmConfig,
             ) -> Result<Vec<Tensor>> {
-                self.run("grouped_gemm", total(lhs).saturating_add(total(rhs)), |ctx, res| {
+                let work = contraction::grouped_gemm_work(lhs, rhs);
+                self.run("grouped_gemm", work, |ctx, res| {
                     let dtype = lhs.first().map_or(DType::F64, |t| t.dtype());
                     contraction::grouped_gemm(ctx, lhs, rhs, config, res.provider(dtype))
                 })

@@ -43,9 +43,14 @@ fn draw_case(rng: &mut Rng) -> Case {
         nm = 5 - nb - nk;
     }
     let large = rng.chance(0.25);
+    // Sometimes beyond the tiles' size class (64³ multiply-adds per item), so the
+    // provider route is checked too.
+    let huge = large && rng.chance(0.25);
     let extent = |rng: &mut Rng, big: bool| {
         if rng.chance(0.04) {
             0
+        } else if big && huge {
+            rng.range(65, 72)
         } else if big {
             rng.range(12, 24)
         } else {

@@ -1,6 +1,7 @@
 //! SPEC §7: exactly one party owns the parallelism of a contraction. A large single GEMM
-//! gives the provider the whole budget; many batch items are forked over our workers with
-//! the provider told to use one thread; tiny work stays on the calling thread.
+//! gives the provider the whole budget; many large batch items are forked over our
+//! workers with the provider told to use one thread; small products run on our register
+//! tiles, forked over items (or an item's columns); tiny work stays on the calling thread.
 
 mod contraction_support;
 
@@ -35,10 +36,17 @@ fn the_owner_follows_the_shape_of_the_work() {
     // One large product: the provider gets the budget, we do not fork.
     let (calls, threads, forks) = run(1, 96, 96, 96, &mut rng);
     assert_eq!((calls, threads, forks), (1, 4, 0));
-    // Many items: our fork over items, the provider single-threaded in each.
-    let (calls, threads, forks) = run(32, 24, 24, 24, &mut rng);
+    // Many items beyond the tiles' size class: our fork over items, the provider
+    // single-threaded in each.
+    let (calls, threads, forks) = run(8, 70, 70, 70, &mut rng);
     assert!(calls >= 4, "items were split over workers ({calls} calls)");
     assert_eq!((threads, forks), (1, 1));
+    // Many small items: our register tiles, forked over the items; no provider call.
+    let (calls, _, forks) = run(32, 24, 24, 24, &mut rng);
+    assert_eq!((calls, forks), (0, 1));
+    // One small item worth forking (a thin product): its columns are split.
+    let (calls, _, forks) = run(1, 16, 16, 1024, &mut rng);
+    assert_eq!((calls, forks), (0, 1));
     // Two large items, fewer than the workers: the provider owns the parallelism.
     let (_, threads, forks) = run(2, 80, 80, 80, &mut rng);
     assert_eq!((threads, forks), (4, 0));

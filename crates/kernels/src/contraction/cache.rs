@@ -8,31 +8,62 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use strata_tensor::config::DotGeneralConfig;
 use strata_tensor::{CacheStats, DType, Error, Result};
 
-use super::plan::ContractionPlan;
+use super::plan::{ContractionPlan, Geometry};
 use crate::lru::{CacheLimits, LruCache};
 
-/// Everything a contraction analysis depends on. Offsets are not part of it: the plan is
-/// the same for every window into the same buffers.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// Everything a contraction analysis depends on, packed into one vector of words (one
+/// allocation per lookup; length prefixes keep the packing unambiguous). Offsets are not
+/// part of it: the plan is the same for every window into the same buffers. The hash is a
+/// precomputed fingerprint of the words, so a lookup hashes eight bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct PlanKey {
-    pub dtype: DType,
-    pub lhs_shape: Vec<usize>,
-    pub lhs_strides: Vec<isize>,
-    pub rhs_shape: Vec<usize>,
-    pub rhs_strides: Vec<isize>,
-    pub out_strides: Vec<isize>,
-    pub needs_unit_stride: bool,
-    pub config: DotGeneralConfig,
+    words: Vec<isize>,
+    fingerprint: u64,
+}
+
+impl std::hash::Hash for PlanKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.fingerprint)
+    }
 }
 
 impl PlanKey {
+    /// The key of a contraction of `dtype` with this geometry and config.
+    pub(crate) fn new(dtype: DType, geometry: &Geometry<'_>, config: &DotGeneralConfig) -> PlanKey {
+        let g = geometry;
+        let dims = [&config.lhs_batch, &config.rhs_batch, &config.lhs_contracting, &config.rhs_contracting];
+        let len = 6
+            + 2 * (g.lhs_shape.len() + g.rhs_shape.len())
+            + g.out_strides.len()
+            + dims.iter().map(|d| d.len()).sum::<usize>();
+        let mut words: Vec<isize> = Vec::with_capacity(len);
+        let dtype_tag = strata_provider::GemmDTypes::slot(dtype).map_or(-1, |s| s as isize);
+        words.extend([
+            dtype_tag,
+            isize::from(g.needs_unit_stride),
+            g.lhs_shape.len() as isize,
+            g.rhs_shape.len() as isize,
+            config.lhs_batch.len() as isize,
+            config.lhs_contracting.len() as isize,
+        ]);
+        words.extend(g.lhs_shape.iter().map(|&e| e as isize));
+        words.extend_from_slice(g.lhs_strides);
+        words.extend(g.rhs_shape.iter().map(|&e| e as isize));
+        words.extend_from_slice(g.rhs_strides);
+        words.extend_from_slice(g.out_strides);
+        for d in dims {
+            words.extend(d.iter().map(|&a| a as isize));
+        }
+        // A multiply-rotate hash of the words (no quality needed beyond spreading keys over
+        // the map: equality still compares every word).
+        let fingerprint = words.iter().fold(0x243F_6A88_85A3_08D3u64, |h, &w| {
+            (h ^ w as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)
+        });
+        PlanKey { words, fingerprint }
+    }
+
     fn footprint_bytes(&self) -> usize {
-        let words = self.lhs_shape.len() * 2
-            + self.rhs_shape.len() * 2
-            + self.out_strides.len()
-            + self.config.lhs_batch.len() * 2
-            + self.config.lhs_contracting.len() * 2;
-        size_of::<Self>() + words * size_of::<usize>()
+        size_of::<Self>() + self.words.len() * size_of::<isize>()
     }
 }
 
@@ -95,10 +126,10 @@ impl ContractionAnalysisCache {
         key: PlanKey,
         analyze: impl FnOnce() -> ContractionPlan,
     ) -> Arc<ContractionPlan> {
-        let bytes_key = key.clone();
+        let key_bytes = key.footprint_bytes();
         let built = self.lru.get_or_try_insert_with(key, || {
             let plan = analyze();
-            let bytes = entry_bytes(&bytes_key, &plan);
+            let bytes = key_bytes + plan.footprint_bytes();
             Ok::<_, std::convert::Infallible>((plan, bytes))
         });
         match built {

@@ -28,6 +28,17 @@ impl<'a, T: Copy> DisjointOut<'a, T> {
         DisjointOut { ptr: buf.as_mut_ptr(), len: buf.len(), _borrow: PhantomData }
     }
 
+    /// Number of elements.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The buffer's start, for kernels that prove their own bounds (writes through it
+    /// carry the same disjointness contract as [`DisjointOut::write`]).
+    pub(crate) fn as_mut_ptr(&self) -> *mut T {
+        self.ptr
+    }
+
     /// Reads element `i`.
     ///
     /// # Safety

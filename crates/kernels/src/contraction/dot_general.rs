@@ -83,20 +83,41 @@ fn plan_for(
     let build = || analyze(config, &geometry, out_shape.to_vec());
     match cache {
         None => Arc::new(build()),
-        Some(c) => {
-            let key = PlanKey {
-                dtype,
-                lhs_shape: geometry.lhs_shape.to_vec(),
-                lhs_strides: geometry.lhs_strides.to_vec(),
-                rhs_shape: geometry.rhs_shape.to_vec(),
-                rhs_strides: geometry.rhs_strides.to_vec(),
-                out_strides: out_strides.to_vec(),
-                needs_unit_stride,
-                config: config.clone(),
-            };
-            c.get_or_analyze(key, build)
-        }
+        Some(c) => c.get_or_analyze(PlanKey::new(dtype, &geometry, config), build),
     }
+}
+
+/// Multiply-adds that cost about as much time as touching one element in a memory-bound
+/// kernel, for [`dot_general_work`]. At 16, the contractions the kernel would fork (at
+/// least 2^18 multiply-adds) weigh at least 2^14
+/// elements on top of their operands and result.
+pub const MACS_PER_ELEMENT: usize = 16;
+
+/// The work of a `dot_general` in elements-touched equivalents, for a caller's choice
+/// between running inline and entering a parallel domain: the elements of both operands
+/// and of the result, plus one per [`MACS_PER_ELEMENT`] multiply-adds. Counting elements
+/// alone misjudges contractions (a product of two 1000² matrices touches 3·10⁶ elements
+/// but does 10⁹ multiply-adds). Never fails: a config that does not fit the shapes gets
+/// an estimate, and the op itself reports the error.
+///
+/// ```
+/// use strata_kernels::contraction::dot_general_work;
+/// use strata_tensor::config::DotGeneralConfig;
+/// let mm = DotGeneralConfig::matmul();
+/// // 3 · 64² elements plus 64³ / 16.
+/// assert_eq!(dot_general_work(&[64, 64], &[64, 64], &mm), 3 * 4096 + 16384);
+/// ```
+pub fn dot_general_work(lhs_shape: &[usize], rhs_shape: &[usize], config: &DotGeneralConfig) -> usize {
+    let product = |shape: &[usize], dims: &[usize]| {
+        dims.iter().map(|&d| shape.get(d).copied().unwrap_or(1)).fold(1usize, usize::saturating_mul)
+    };
+    let len = |shape: &[usize]| shape.iter().fold(1usize, |a, &e| a.saturating_mul(e));
+    let (lhs_len, rhs_len) = (len(lhs_shape), len(rhs_shape));
+    let shared = product(rhs_shape, &config.rhs_batch).saturating_mul(product(rhs_shape, &config.rhs_contracting));
+    let rhs_free = rhs_len.checked_div(shared).unwrap_or(0);
+    let macs = lhs_len.saturating_mul(rhs_free);
+    let out = macs.checked_div(product(lhs_shape, &config.lhs_contracting)).unwrap_or(0);
+    lhs_len.saturating_add(rhs_len).saturating_add(out).saturating_add(macs / MACS_PER_ELEMENT)
 }
 
 /// `dot_general` into a fresh row-major tensor: output axes are the batch axes, then the

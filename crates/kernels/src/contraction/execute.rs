@@ -10,6 +10,7 @@ use strata_provider::{
 use strata_tensor::{Error, Layout, Result, TypedView, TypedViewMut};
 
 use super::disjoint::DisjointOut;
+use super::microkernel::{self, TileJob, Units};
 use super::plan::{ContractionPlan, LHS, OUT, RHS, Route};
 use super::scalar::ContractScalar;
 use super::small::SmallGemm;
@@ -17,9 +18,9 @@ use crate::alloc::fill_output;
 use crate::context::KernelContext;
 use crate::structural;
 
-/// Below this many multiply-adds a whole contraction runs on the calling thread: forking
-/// costs more than it saves.
-const PARALLEL_MIN_MACS: usize = 1 << 16;
+/// Below this many multiply-adds a whole contraction runs on the calling thread: waking
+/// the domain's workers (microseconds) costs more than splitting the work saves.
+pub(crate) const PARALLEL_MIN_MACS: usize = 1 << 18;
 
 /// What a plan reads and how it combines into the destination.
 pub(crate) struct Operands<'a, T> {
@@ -49,7 +50,8 @@ pub(crate) enum ParallelOwner {
 
 /// SPEC §7: one party owns the parallelism of each operation.
 pub(crate) fn parallel_owner(plan: &ContractionPlan, budget: usize) -> ParallelOwner {
-    let count = plan.batch_count();
+    // The tiles split an item's columns too, so a single item can be forked.
+    let count = plan.tiles.as_ref().map_or_else(|| plan.batch_count(), |t| Units::new(t, budget * 4).count());
     if budget <= 1 || plan.macs() < PARALLEL_MIN_MACS {
         ParallelOwner::Inline
     } else if count >= budget || plan.route != Route::Provider {
@@ -145,10 +147,7 @@ fn compute<T: ContractScalar>(
         (Route::Provider, Some(provider)) if !vanishes => {
             provider_route(ctx, plan, ops, inputs, provider, owner, out, base)
         }
-        _ => {
-            own_loops(ctx, plan, ops, inputs, owner, out, base, vanishes);
-            Ok(())
-        }
+        _ => own_loops(ctx, plan, ops, inputs, owner, out, base, vanishes),
     }
 }
 
@@ -162,8 +161,48 @@ fn own_loops<T: ContractScalar>(
     out: &mut [T],
     base: [isize; 3],
     vanishes: bool,
-) {
-    let count = plan.batch_count();
+) -> Result<()> {
+    let out = DisjointOut::new(out);
+    // Items split into contiguous ranges, a few per worker (so one slow worker delays
+    // little), each computed by one worker in item order.
+    let chunks = match owner {
+        ParallelOwner::BatchFork => ctx.par().budget() * 4,
+        ParallelOwner::Inline | ParallelOwner::Provider(_) => 1,
+    };
+    if let (Some(layout), false) = (plan.tiles.as_ref(), vanishes) {
+        let units = Units::new(layout, chunks);
+        let count = units.count();
+        let chunks = chunks.min(count);
+        let range = |c: usize| c * count / chunks..(c + 1) * count / chunks;
+        let job = TileJob {
+            lhs: inputs.lhs.0,
+            rhs: inputs.rhs.0,
+            base,
+            layout,
+            conj: ops.conj,
+            alpha: ops.alpha,
+            beta: ops.beta,
+        };
+        let failure: Mutex<Option<Error>> = Mutex::new(None);
+        let chunk = |c: usize| {
+            let mut scratch = Vec::new();
+            // Distinct items write distinct output elements: the destination is a
+            // non-aliasing mutable view or a compact staging buffer, and the batch axes
+            // are disjoint from the m and n axes.
+            if let Err(e) = microkernel::run_units(&job, &out, units, range(c), &mut scratch) {
+                failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+            }
+        };
+        if chunks > 1 {
+            ctx.par().for_each_index(chunks, &chunk)
+        } else {
+            chunk(0)
+        }
+        return match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        };
+    }
     let small = SmallGemm {
         lhs: inputs.lhs.0,
         rhs: inputs.rhs.0,
@@ -177,20 +216,19 @@ fn own_loops<T: ContractScalar>(
         alpha: ops.alpha,
         beta: ops.beta,
     };
-    let out = DisjointOut::new(out);
+    let count = plan.batch_count();
+    let chunks = chunks.min(count);
+    let range = |c: usize| c * count / chunks..(c + 1) * count / chunks;
     let item = |b: usize| {
-        // SAFETY: distinct batch items write distinct output elements: the destination is
-        // a non-aliasing mutable view or a compact staging buffer, and the batch axes
-        // are disjoint from the m and n axes.
+        // SAFETY: distinct batch items write distinct output elements (as above).
         unsafe { small.run(&out, batch_offsets(plan, base, b)) }
     };
-    match owner {
-        ParallelOwner::BatchFork => {
-            let chunks = (ctx.par().budget() * 4).min(count);
-            ctx.par().for_each_index(chunks, &|c| (c * count / chunks..(c + 1) * count / chunks).for_each(item));
-        }
-        ParallelOwner::Inline | ParallelOwner::Provider(_) => (0..count).for_each(item),
+    if chunks > 1 {
+        ctx.par().for_each_index(chunks, &|c| range(c).for_each(item));
+    } else {
+        (0..count).for_each(item);
     }
+    Ok(())
 }
 
 /// The provider takes the innermost collapsed batch axis as its own batch; the outer

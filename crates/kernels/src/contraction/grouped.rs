@@ -65,6 +65,28 @@ pub(crate) fn schedule(shapes: &[GemmShape], budget: usize) -> GroupedSchedule {
     GroupedSchedule { alone, packed }
 }
 
+/// The work of a grouped GEMM in elements-touched equivalents (see
+/// [`dot_general_work`](super::dot_general_work)): the sum over its jobs, each a matrix
+/// product (rank 2) or a batched one (rank 3, leading batch axis). Never fails.
+///
+/// ```
+/// use strata_kernels::contraction::grouped_gemm_work;
+/// use strata_tensor::Tensor;
+/// let a = Tensor::zeros(strata_tensor::DType::F64, &[64, 64]).unwrap();
+/// assert_eq!(grouped_gemm_work(&[(&a).into()], &[(&a).into()]), 3 * 4096 + 16384);
+/// ```
+pub fn grouped_gemm_work(lhs: &[TensorRead<'_>], rhs: &[TensorRead<'_>]) -> usize {
+    let matmul = DotGeneralConfig::matmul();
+    let batched = DotGeneralConfig::new(vec![0], vec![0], vec![2], vec![1]);
+    lhs.iter()
+        .zip(rhs)
+        .map(|(l, r)| {
+            let config = if l.rank() == 3 { &batched } else { &matmul };
+            super::dot_general_work(l.shape(), r.shape(), config)
+        })
+        .fold(0usize, usize::saturating_add)
+}
+
 /// Runs every job `lhs[i] x rhs[i]` (rank 2, or rank 3 with a leading batch axis) and
 /// gives the products in job order, each a fresh row-major tensor. Every operand is
 /// checked before anything runs.

@@ -31,6 +31,7 @@ mod disjoint;
 mod dot_general;
 mod execute;
 mod grouped;
+mod microkernel;
 mod plan;
 mod scalar;
 mod small;
@@ -38,6 +39,6 @@ mod tiny;
 
 pub use blas1::{axpby_into, norm_squared, vdot};
 pub use cache::{ContractionAnalysisCache, ContractionCache, PlanCache};
-pub use dot_general::{dot_general, dot_general_into};
-pub use grouped::grouped_gemm;
+pub use dot_general::{MACS_PER_ELEMENT, dot_general, dot_general_into, dot_general_work};
+pub use grouped::{grouped_gemm, grouped_gemm_work};
 pub use scalar::ContractScalar;

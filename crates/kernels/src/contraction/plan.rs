@@ -13,14 +13,12 @@
 use strata_tensor::config::DotGeneralConfig;
 use strata_tensor::shape::row_major_strides;
 
+use super::microkernel::{TileLayout, tile_layout};
+
 /// Tensor slots in [`Axis::strides`].
 pub(crate) const LHS: usize = 0;
 pub(crate) const RHS: usize = 1;
 pub(crate) const OUT: usize = 2;
-
-/// GEMMs with at most this many multiply-adds run on our own loops: the provider's fixed
-/// cost (packing, dispatch) dominates below it.
-pub(crate) const SMALL_GEMM_MACS: usize = 4096;
 
 /// One logical axis of the contraction, with its stride in each tensor that has it
 /// (zero in a tensor that lacks it, which never matters because that tensor never moves
@@ -43,8 +41,8 @@ pub(crate) enum Route {
     ScaleOnly,
     /// m = n = 1: a strided dot product per batch.
     Dot,
-    /// Few multiply-adds: our own loops, no packing.
-    Small,
+    /// Our register tiles over the operands as they lie (`plan.tiles`).
+    Tiles,
     /// The GEMM provider.
     Provider,
 }
@@ -73,6 +71,8 @@ pub(crate) struct ContractionPlan {
     pub rhs_mat: [isize; 2],
     pub out_mat: [isize; 2],
     pub route: Route,
+    /// The tile mapping, for [`Route::Tiles`].
+    pub tiles: Option<TileLayout>,
 }
 
 impl ContractionPlan {
@@ -91,7 +91,8 @@ impl ContractionPlan {
         let vecs = self.out_shape.len() * size_of::<usize>()
             + self.pack_lhs.as_ref().map_or(0, |p| p.len() * size_of::<usize>())
             + self.pack_rhs.as_ref().map_or(0, |p| p.len() * size_of::<usize>())
-            + self.batch.len() * size_of::<Axis>();
+            + self.batch.len() * size_of::<Axis>()
+            + self.tiles.as_ref().map_or(0, TileLayout::footprint_bytes);
         size_of::<Self>() + vecs
     }
 }
@@ -227,8 +228,40 @@ fn blas_friendly(rows: usize, cols: usize, [rs, cs]: [isize; 2]) -> bool {
     row_major || col_major
 }
 
-/// Analyses a validated `dot_general`.
+/// Analyses a validated `dot_general`: the provider's GEMM formulation, replaced by our
+/// register tiles where those are expected to be faster.
 pub(crate) fn analyze(cfg: &DotGeneralConfig, g: &Geometry<'_>, out_shape: Vec<usize>) -> ContractionPlan {
+    let plan = analyze_for_provider(cfg, g, out_shape);
+    if plan.route != Route::Provider {
+        return plan;
+    }
+    let groups = classify(cfg, g, g.out_strides);
+    match tile_layout(&groups.batch, &groups.m, &groups.n, &groups.k) {
+        Some(tiles) if prefer_tiles(&plan, &tiles) => ContractionPlan {
+            pack_lhs: None,
+            pack_rhs: None,
+            stage_out: false,
+            route: Route::Tiles,
+            tiles: Some(tiles),
+            ..plan
+        },
+        _ => plan,
+    }
+}
+
+/// Products of at most this many multiply-adds per item run on the tiles: below it the
+/// provider's fixed cost per call (dispatch, packing) outweighs its better blocking.
+pub(crate) const TILE_ITEM_MACS: usize = 64 * 64 * 64;
+
+/// The choice between the provider's GEMM and our tiles.
+fn prefer_tiles(plan: &ContractionPlan, tiles: &TileLayout) -> bool {
+    let item = plan.m.saturating_mul(plan.n).saturating_mul(plan.k);
+    let _ = tiles;
+    item <= TILE_ITEM_MACS
+}
+
+/// The provider's formulation: packing where the provider needs it.
+fn analyze_for_provider(cfg: &DotGeneralConfig, g: &Geometry<'_>, out_shape: Vec<usize>) -> ContractionPlan {
     let plan = analyze_forcing(cfg, g, out_shape.clone(), [false; 3]);
     if !g.needs_unit_stride || plan.route != Route::Provider {
         return plan;
@@ -294,8 +327,6 @@ fn analyze_forcing(
         Route::ScaleOnly
     } else if m_ext == 1 && n_ext == 1 {
         Route::Dot
-    } else if m_ext.saturating_mul(n_ext).saturating_mul(k_extent) <= SMALL_GEMM_MACS {
-        Route::Small
     } else {
         Route::Provider
     };
@@ -312,6 +343,7 @@ fn analyze_forcing(
         rhs_mat: [rhs_k, rhs_n],
         out_mat: [out_m, out_n],
         route,
+        tiles: None,
     }
 }
 
@@ -340,7 +372,7 @@ mod tests {
             out_strides,
             needs_unit_stride: false,
         };
-        analyze(cfg, &g, out_shape)
+        analyze_for_provider(cfg, &g, out_shape)
     }
 
     #[test]
@@ -390,7 +422,7 @@ mod tests {
         let p = plan(&cfg, (&[3, 4, 5], &[20, 5, 1]), (&[3, 5, 6], &[30, 6, 1]));
         assert_eq!(p.batch.len(), 1);
         assert_eq!((p.batch[0].extent, p.batch[0].strides), (3, [20, 30, 24]));
-        assert_eq!(p.route, Route::Small);
+        assert_eq!(p.route, Route::Provider);
     }
 
     #[test]
@@ -409,6 +441,29 @@ mod tests {
         let p = plan_into(&DotGeneralConfig::matmul(), (&[5, 3], &[3, 1]), (&[3, 7], &[7, 1]), &[1, 5]);
         assert!(!p.stage_out);
         assert_eq!(p.out_mat, [1, 5]);
+    }
+
+    #[test]
+    fn small_products_go_to_the_tiles_and_large_ones_to_the_provider() {
+        let analysed = |cfg: &DotGeneralConfig, l: &[usize], r: &[usize]| {
+            let out_shape = cfg.output_shape(l, r).unwrap();
+            let (ls, rs, os) = (row_major_strides(l), row_major_strides(r), row_major_strides(&out_shape));
+            let g = Geometry {
+                lhs_shape: l,
+                lhs_strides: &ls,
+                rhs_shape: r,
+                rhs_strides: &rs,
+                out_strides: &os,
+                needs_unit_stride: false,
+            };
+            analyze(cfg, &g, out_shape)
+        };
+        let batched = DotGeneralConfig::new(vec![0], vec![0], vec![2], vec![1]);
+        let p = analysed(&batched, &[1024, 16, 16], &[1024, 16, 16]);
+        assert_eq!((p.route, p.pack_lhs.clone(), p.pack_rhs.clone()), (Route::Tiles, None, None));
+        assert_eq!(p.tiles.as_ref().map(|t| (t.items(), t.i, t.j, t.k())), Some((1024, 16, 16, 16)));
+        let p = analysed(&DotGeneralConfig::matmul(), &[512, 512], &[512, 512]);
+        assert_eq!((p.route, p.tiles.is_none()), (Route::Provider, true));
     }
 
     #[test]

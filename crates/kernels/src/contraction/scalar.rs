@@ -16,7 +16,7 @@ use strata_tensor::{DType, Error, Result, c32, c64};
 /// assert_eq!(c64::new(3.0, 4.0).abs2(), 25.0);
 /// assert_eq!(2.0f32.abs2(), 4.0);
 /// ```
-pub trait ContractScalar: GemmScalar + Sub<Output = Self> {
+pub trait ContractScalar: GemmScalar + Sub<Output = Self> + super::microkernel::MicroScalar {
     /// `|x|²`, as the real type.
     fn abs2(self) -> Self::Real;
 }
