@@ -41,6 +41,7 @@
 
 mod backend;
 mod controls;
+pub mod einsum;
 mod error;
 mod info;
 mod ops;
