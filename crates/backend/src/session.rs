@@ -3,7 +3,7 @@
 use std::fmt;
 
 use strata_engine::{CpuDomainId, CpuPlacement, DomainEntry, EngineError};
-use strata_kernels::{KernelContext, Parallelism};
+use strata_kernels::{KernelContext, Parallelism, ScheduleAudit};
 use strata_tensor::{Error, Result};
 
 use crate::backend::{CpuBackend, Inner};
@@ -39,8 +39,10 @@ impl CpuBackend {
         }
         .map_err(|e| entry_error(op, e))?;
         let pool = inner.allocation.resources().buffer_pool();
-        let ctx = KernelContext::new(Parallelism::new(entry.executor(), entry.budget())).with_pool(pool);
-        let out = kernel(&ctx, inner);
+        let audit = ScheduleAudit::new();
+        let ctx = KernelContext::new(Parallelism::new(entry.executor(), entry.budget(), &audit)).with_pool(pool);
+        // A broken fork-join schedule invalidates the output whatever the kernel returned.
+        let out = kernel(&ctx, inner).and_then(|r| audit.check(op).map(|()| r));
         drop(entry);
         if let Some(t) = started {
             inner.shared.profiler.record(op, t);
@@ -131,8 +133,11 @@ impl CpuSession<'_> {
     ) -> Result<R> {
         let started = self.inner.shared.profiler.start();
         let pool = self.inner.allocation.resources().buffer_pool();
-        let ctx = KernelContext::new(Parallelism::new(self.entry.executor(), self.entry.budget())).with_pool(pool);
-        let out = kernel(&ctx, self.inner);
+        let audit = ScheduleAudit::new();
+        let ctx =
+            KernelContext::new(Parallelism::new(self.entry.executor(), self.entry.budget(), &audit)).with_pool(pool);
+        // A broken fork-join schedule invalidates the output whatever the kernel returned.
+        let out = kernel(&ctx, self.inner).and_then(|r| audit.check(op).map(|()| r));
         if let Some(t) = started {
             self.inner.shared.profiler.record(op, t);
         }

@@ -91,7 +91,11 @@ impl GemmProvider for OwnThreadsProvider {
         }
     }
 
-    fn gemm_f64(&self, _job: &mut strata_provider::BatchedGemm<'_, f64>, _threads: usize) -> Result<(), GemmError> {
+    fn gemm_f64(
+        &self,
+        _job: &mut strata_provider::BatchedGemm<'_, f64>,
+        _par: &dyn strata_provider::ProviderParallelism,
+    ) -> Result<(), GemmError> {
         Err(GemmError::unsupported("own-threads", "test double"))
     }
 }

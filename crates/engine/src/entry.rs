@@ -202,6 +202,10 @@ impl CpuDomainExecutor for EntryExecutor<'_> {
         if self.inline { InlineExecutor.capabilities() } else { self.domain.parts.executor.capabilities() }
     }
 
+    fn name(&self) -> std::borrow::Cow<'static, str> {
+        if self.inline { InlineExecutor.name() } else { self.domain.parts.executor.name() }
+    }
+
     fn current_thread_is_worker(&self) -> bool {
         !self.inline && self.domain.parts.executor.current_thread_is_worker()
     }

@@ -1,6 +1,7 @@
 //! The executor seam: how a CPU domain runs work. Kernels see only this trait, so a
 //! managed pinned pool, a caller's Rayon pool and an inline test double are interchangeable.
 
+use std::borrow::Cow;
 use std::fmt::Debug;
 
 /// Which CPUs an executor's workers are claimed to run on.
@@ -49,9 +50,14 @@ pub struct ExecutorCapabilities {
 
 /// Runs work for one CPU domain. Object-safe: domains hold `Arc<dyn CpuDomainExecutor>`.
 ///
-/// Contract: both methods return only after all work they started has finished. A panic
-/// in `job` or `body` is propagated to the caller after the other indices have finished
-/// or been abandoned; the executor stays usable.
+/// Contract: both methods return only after all work they started has finished;
+/// `for_each_index(n, body)` calls `body(i)` exactly once for every `i < n`. A panic in
+/// `job` or `body` is propagated to the caller after the other indices have finished or
+/// been abandoned; the executor stays usable.
+///
+/// The trait is safe to implement: strata checks the fork-join contract rather than
+/// trusting it (strata-kernels audits every fork-join: an index run twice or out of
+/// range is not executed, a skipped index is reported as a typed error of the op).
 ///
 /// ```
 /// use strata_engine::{CpuDomainExecutor, InlineExecutor};
@@ -71,6 +77,11 @@ pub trait CpuDomainExecutor: Send + Sync + Debug {
 
     /// What this executor offers.
     fn capabilities(&self) -> ExecutorCapabilities;
+
+    /// A diagnostic name, used in errors (default: the implementing type's name).
+    fn name(&self) -> Cow<'static, str> {
+        Cow::Borrowed(std::any::type_name::<Self>())
+    }
 
     /// Whether the calling thread is one of this executor's workers. Domain entry uses
     /// it to refuse re-entry from a task of the domain's own pool. Executors without

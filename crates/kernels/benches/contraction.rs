@@ -18,6 +18,9 @@ use strata_provider::FaerGemmProvider;
 use strata_tensor::config::DotGeneralConfig;
 use strata_tensor::{Tensor, c64};
 
+/// Records fork-join violations of the executors used here (none are expected).
+static AUDIT: strata_kernels::ScheduleAudit = strata_kernels::ScheduleAudit::new();
+
 fn filled(shape: &[usize]) -> Tensor {
     let len: usize = shape.iter().product();
     Tensor::from_vec((0..len).map(|i| ((i * 7919) % 1000) as f64 / 1000.0 - 0.5).collect(), shape).unwrap()
@@ -178,7 +181,7 @@ fn grouped_vs_one_by_one(c: &mut Criterion) {
     g.sample_size(10);
     let pool = std::sync::Arc::new(rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap());
     let exec = strata_engine::RayonCpuDomainExecutor::new(pool.clone());
-    let ctx = KernelContext::new(strata_kernels::Parallelism::new(&exec, 2));
+    let ctx = KernelContext::new(strata_kernels::Parallelism::new(&exec, 2, &AUDIT));
     let mut lhs = vec![filled(&[384, 384])];
     let mut rhs = vec![filled(&[384, 384])];
     for _ in 0..200 {

@@ -12,6 +12,9 @@ use strata_kernels::{KernelContext, Parallelism, analytic, elementwise, fusion, 
 use strata_tensor::config::{BinaryOp, ElementwiseFusionPlan, FusionConstant, FusionInstr, ReduceOp, UnaryOp};
 use strata_tensor::{Tensor, TypedTensor};
 
+/// Records fork-join violations of the executors used here (none are expected).
+static AUDIT: strata_kernels::ScheduleAudit = strata_kernels::ScheduleAudit::new();
+
 const N: usize = 8 << 20;
 
 fn quick(g: &mut BenchmarkGroup<'_, WallTime>) {
@@ -90,7 +93,7 @@ fn permute(c: &mut Criterion) {
     let pool = RayonCpuDomainExecutor::new(std::sync::Arc::new(
         rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap(),
     ));
-    let ctx2 = KernelContext::new(Parallelism::new(&pool, 2));
+    let ctx2 = KernelContext::new(Parallelism::new(&pool, 2, &AUDIT));
     g.bench_function("strata_3210_2_workers", |b| {
         b.iter(|| structural::copy_into_slice(&ctx2, black_box(&view), &mut out).unwrap())
     });

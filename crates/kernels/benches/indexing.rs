@@ -12,6 +12,9 @@ use strata_kernels::{KernelContext, Parallelism};
 use strata_tensor::Tensor;
 use strata_tensor::config::{GatherConfig, ScatterCombiner, ScatterConfig};
 
+/// Records fork-join violations of the executors used here (none are expected).
+static AUDIT: strata_kernels::ScheduleAudit = strata_kernels::ScheduleAudit::new();
+
 const ROWS: usize = 4096;
 const WIDTH: usize = 16;
 const LOOKUPS: usize = 1 << 20;
@@ -58,7 +61,7 @@ fn bench_gather(c: &mut Criterion) {
     let config = GatherConfig::rows(2, WIDTH);
     let cache = IndexedPlanCache::default();
     let threads = rayon::current_num_threads();
-    let pooled = KernelContext::new(Parallelism::new(&RayonGlobal, threads));
+    let pooled = KernelContext::new(Parallelism::new(&RayonGlobal, threads, &AUDIT));
 
     let mut group = c.benchmark_group("gather_1M_rows_4096x16_f32");
     group.throughput(Throughput::Bytes((LOOKUPS * WIDTH * 4) as u64));

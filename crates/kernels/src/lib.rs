@@ -20,4 +20,4 @@ pub mod strided;
 pub mod structural;
 
 pub use context::KernelContext;
-pub use par::Parallelism;
+pub use par::{Parallelism, ScheduleAudit};

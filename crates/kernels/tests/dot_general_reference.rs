@@ -12,6 +12,9 @@ use strata_provider::GemmProvider;
 use strata_tensor::config::DotGeneralConfig;
 use strata_tensor::{TensorView, c64};
 
+/// Records fork-join violations of the executors used here (none are expected).
+static AUDIT: strata_kernels::ScheduleAudit = strata_kernels::ScheduleAudit::new();
+
 static FAER: strata_provider::FaerGemmProvider = strata_provider::FaerGemmProvider;
 
 /// One random contraction: logical roles, then each operand's axes shuffled.
@@ -222,7 +225,7 @@ fn dot_general_matches_reference_on_random_configs() {
 #[test]
 fn results_do_not_depend_on_the_thread_count() {
     let exec = contraction_support::ThreadExecutor::new(4);
-    let threaded = KernelContext::new(strata_kernels::Parallelism::new(&exec, 4));
+    let threaded = KernelContext::new(strata_kernels::Parallelism::new(&exec, 4, &AUDIT));
     let inline = KernelContext::sequential();
     let mut rng = Rng::new(77);
     // Many small batched products (our fork over batch items) and a few large ones.

@@ -10,6 +10,9 @@ use strata_kernels::{KernelContext, Parallelism};
 use strata_tensor::config::{DotGeneralConfig, GroupedGemmConfig};
 use strata_tensor::{ErrorKind, Tensor, TensorRead, c64};
 
+/// Records fork-join violations of the executors used here (none are expected).
+static AUDIT: strata_kernels::ScheduleAudit = strata_kernels::ScheduleAudit::new();
+
 static FAER: strata_provider::FaerGemmProvider = strata_provider::FaerGemmProvider;
 
 struct Jobs {
@@ -121,7 +124,7 @@ fn grouped_matches_reference_and_single_calls_inline() {
 #[test]
 fn grouped_matches_reference_on_worker_threads() {
     let exec = ThreadExecutor::new(4);
-    let ctx = KernelContext::new(Parallelism::new(&exec, 4));
+    let ctx = KernelContext::new(Parallelism::new(&exec, 4, &AUDIT));
     check_all(&ctx, 100..140);
     assert!(exec.forks.load(std::sync::atomic::Ordering::Relaxed) > 0, "the packed jobs ran on the workers");
 }

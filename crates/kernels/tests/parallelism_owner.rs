@@ -12,6 +12,9 @@ use strata_kernels::{KernelContext, Parallelism};
 use strata_provider::NaiveGemmProvider;
 use strata_tensor::config::DotGeneralConfig;
 
+/// Records fork-join violations of the executors used here (none are expected).
+static AUDIT: strata_kernels::ScheduleAudit = strata_kernels::ScheduleAudit::new();
+
 fn batched() -> DotGeneralConfig {
     DotGeneralConfig::new(vec![0], vec![0], vec![2], vec![1])
 }
@@ -19,7 +22,7 @@ fn batched() -> DotGeneralConfig {
 #[test]
 fn the_owner_follows_the_shape_of_the_work() {
     let exec = ThreadExecutor::new(4);
-    let ctx = KernelContext::new(Parallelism::new(&exec, 4));
+    let ctx = KernelContext::new(Parallelism::new(&exec, 4, &AUDIT));
     let mut rng = Rng::new(3);
     let run = |b: usize, m: usize, k: usize, n: usize, rng: &mut Rng| {
         let provider = NaiveGemmProvider::new();

@@ -28,7 +28,7 @@ fn provider_call(p: &dyn strata_provider::GemmProvider, n: usize, a: &[f64], b: 
         beta: 0.0,
         c: GemmMatrixMut::row_major(c, n, n),
     };
-    f64::gemm(p, &mut job, 1).expect("valid job");
+    f64::gemm(p, &mut job, &strata_provider::SequentialParallelism).expect("valid job");
 }
 
 fn bench_faer(crit: &mut Criterion) {

@@ -8,6 +8,7 @@ use strata_tensor::{c32, c64};
 
 use crate::error::GemmError;
 use crate::job::{BatchedGemm, element_index, prepare};
+use crate::parallelism::ProviderParallelism;
 use crate::provider::{GemmDTypes, GemmProvider, PlacementControl, ProviderCapabilities, ThreadControl};
 use crate::scalar::GemmScalar;
 
@@ -171,8 +172,12 @@ impl BlasGemmProvider {
         set
     }
 
-    pub(crate) fn run<T: BlasScalar>(&self, job: &mut BatchedGemm<'_, T>, threads: usize) -> Result<(), GemmError> {
-        prepare(job, threads)?;
+    pub(crate) fn run<T: BlasScalar>(
+        &self,
+        job: &mut BatchedGemm<'_, T>,
+        par: &dyn ProviderParallelism,
+    ) -> Result<(), GemmError> {
+        prepare(job, par.threads())?;
         if !T::has_entry(&self.entry) {
             return Err(GemmError::unsupported(
                 self.name.clone(),

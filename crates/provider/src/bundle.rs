@@ -7,6 +7,7 @@ use strata_tensor::DType;
 
 use crate::error::{BundleError, GemmError};
 use crate::job::BatchedGemm;
+use crate::parallelism::ProviderParallelism;
 use crate::provider::{
     GemmDTypes, GemmProvider, ParallelismOwner, PlacementControl, ProviderCapabilities, parallelism_owner,
 };
@@ -129,11 +130,15 @@ impl CpuProviderBundle {
 
     /// Runs `job` on the provider for `T`. An `Unsupported` answer is returned as is
     /// (nothing written) so that the caller can fall back.
-    pub fn gemm<T: GemmScalar>(&self, job: &mut BatchedGemm<'_, T>, threads: usize) -> Result<(), GemmError> {
+    pub fn gemm<T: GemmScalar>(
+        &self,
+        job: &mut BatchedGemm<'_, T>,
+        par: &dyn ProviderParallelism,
+    ) -> Result<(), GemmError> {
         let slot = GemmDTypes::slot(T::DTYPE);
         // INVARIANT: GemmScalar is sealed to the four GEMM dtypes, which all have a slot.
         let slot = slot.unwrap_or(0);
-        T::gemm(self.inner.slots[slot].provider.as_ref(), job, threads)
+        T::gemm(self.inner.slots[slot].provider.as_ref(), job, par)
     }
 
     /// Who owns the parallelism of a `dtype` operation on a domain of `budget` workers.

@@ -84,6 +84,10 @@ pub enum GemmError {
         /// What it cannot do.
         reason: String,
     },
+    /// The fork-join handed to the provider did not run every part of the product
+    /// exactly once; `C` may be partly written.
+    #[error("gemm: {0}")]
+    Schedule(#[from] crate::parallelism::ScheduleError),
     /// The provider failed while computing; `C` may be partly written.
     #[error("gemm: provider {provider} failed: {message}")]
     ProviderFailure {
@@ -118,6 +122,7 @@ impl From<GemmError> for Error {
             | GemmError::ZeroThreads => Error::invalid_argument("gemm", msg),
             GemmError::Unsupported { .. } => Error::unsupported("gemm", msg),
             GemmError::ProviderFailure { .. } => Error::backend_failure("gemm", msg),
+            GemmError::Schedule(_) => Error::runtime_state("gemm", msg),
         };
         base.with_source(e)
     }

@@ -1,12 +1,14 @@
-//! The built-in faer provider: pure Rust, any strides, conjugation for free, parallel on
-//! the current Rayon pool (the domain's workers) with a per-call thread count.
+//! The built-in faer provider: pure Rust, any strides, conjugation for free, parallel
+//! only through the fork-join its caller hands in (the domain's executor).
 //!
 //! With several threads a product is cut into [`PANELS_PER_THREAD`] panels of C per thread
 //! (rows, or columns when C is wider than tall), each computed by faer's sequential
-//! kernel and balanced by Rayon's work stealing: measured on this
-//! project's 2-vCPU machine at m = n = k = 1024 (f64), 150-160 GFLOP/s against 120-125 for
-//! faer's own two-thread split, and far less sensitive to a busy second core. Products too
-//! narrow to cut into panels of [`MIN_PANEL`] use faer's own parallelism.
+//! kernel and run by the caller's [`ProviderParallelism`]: measured on this project's
+//! 2-vCPU machine at m = n = k = 1024 (f64), 150-160 GFLOP/s against 120-125 for faer's
+//! own two-thread split, and far less sensitive to a busy second core. faer's own
+//! parallelism (`Par::rayon`) is never used: it would fork on whatever Rayon pool the
+//! calling thread belongs to, or on Rayon's global pool. Products too narrow to cut into
+//! panels of [`MIN_PANEL`] run sequentially.
 
 use faer::linalg::matmul::matmul;
 use faer::traits::{ComplexField, Conjugate};
@@ -14,15 +16,14 @@ use faer::{Accum, MatMut, MatRef, Par};
 
 use crate::error::GemmError;
 use crate::job::{BatchedGemm, element_index, prepare};
+use crate::parallelism::ProviderParallelism;
 use crate::provider::{GemmDTypes, GemmProvider, PlacementControl, ProviderCapabilities, ThreadControl};
 use crate::scalar::GemmScalar;
 
 /// GEMM through `faer::linalg::matmul::matmul`, one call per batch entry.
 ///
-/// `threads == 1` runs with `Par::Seq` on the calling thread; `threads > 1` forks panels
-/// (or faer's `Par::rayon(threads)`) on the *current* Rayon pool. The engine calls it
-/// from inside the domain's executor, so those are the domain's pinned workers; called
-/// from outside any pool it would use Rayon's global pool, which strata never does.
+/// One thread runs with `Par::Seq` on the calling thread; more threads fork panels of C
+/// through the call's [`ProviderParallelism`], so they run where the caller says.
 ///
 /// ```
 /// use strata_provider::{BatchedGemm, FaerGemmProvider, GemmMatrix, GemmMatrixMut, GemmScalar};
@@ -34,83 +35,110 @@ use crate::scalar::GemmScalar;
 ///     b: GemmMatrix::row_major(&a, 2, 2).transposed(), conj_b: false, // A · Aᵀ
 ///     beta: 0.0, c: GemmMatrixMut::row_major(&mut c, 2, 2),
 /// };
-/// f64::gemm(&FaerGemmProvider, &mut job, 1).unwrap();
+/// f64::gemm(&FaerGemmProvider, &mut job, &strata_provider::SequentialParallelism).unwrap();
 /// assert_eq!(c, [5.0, 11.0, 11.0, 25.0]);
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FaerGemmProvider;
 
-/// The fewest rows (or columns) of C a panel gets: below it, faer's own blocking inside
-/// one call parallelises better than thin independent panels.
-pub const MIN_PANEL: usize = 64;
+/// The fewest rows (or columns) of C a panel gets: thinner panels repeat the packing of
+/// the shared operand for too little work.
+pub const MIN_PANEL: usize = 32;
 
 /// Panels per thread: two, so that a core slowed by other work delays a quarter of the
 /// product rather than half while the other worker steals the rest (measured equal to
 /// one panel per thread on an idle machine, and steadier beside other load).
 pub const PANELS_PER_THREAD: usize = 2;
 
-/// `C = accum(C) + alpha · A · B` on `threads` workers of the current Rayon pool: one
-/// sequential faer call per panel of C, split in halves recursively with `rayon::join`.
+/// The output matrix of one product as raw parts, so that the panels of C can be handed
+/// to different workers of the caller's fork-join.
+#[derive(Clone, Copy)]
+struct OutputMatrix<T> {
+    ptr: *mut T,
+    rows: usize,
+    cols: usize,
+    row_stride: isize,
+    col_stride: isize,
+}
+
+// SAFETY: an `OutputMatrix` is the exclusive borrow of C's elements, split between workers
+// that each touch only their own panel (see `panel`); sharing it is as safe as sending
+// `&mut [T]` when `T: Send`.
+unsafe impl<T: Send> Sync for OutputMatrix<T> {}
+
+impl<T> OutputMatrix<T> {
+    /// The rows (`by_rows`) or columns `range` of C.
+    ///
+    /// # Safety
+    /// The matrix must address valid, pairwise distinct elements of a live exclusive
+    /// borrow, and no other live view may reach the same rows (columns) while the
+    /// returned one lives.
+    unsafe fn panel<'a>(&self, by_rows: bool, range: std::ops::Range<usize>) -> MatMut<'a, T> {
+        let (rows, cols, step) =
+            if by_rows { (range.len(), self.cols, self.row_stride) } else { (self.rows, range.len(), self.col_stride) };
+        // SAFETY: `range` lies inside the matrix, so the offset stays inside the borrow;
+        // exclusivity of the panel is the caller's promise.
+        unsafe {
+            MatMut::from_raw_parts_mut(
+                self.ptr.offset(range.start as isize * step),
+                rows,
+                cols,
+                self.row_stride,
+                self.col_stride,
+            )
+        }
+    }
+}
+
+/// `C = accum(C) + alpha · A · B` with the parallelism of `par`: one sequential faer call
+/// per panel of C (rows, or columns when C is wider), the panels run by `par`'s fork-join.
+/// faer's own parallelism is never used, so no work escapes the workers `par` names.
 fn matmul_in_panels<T, L, R>(
     c: MatMut<'_, T>,
     accum: Accum,
     a: MatRef<'_, L>,
     b: MatRef<'_, R>,
     alpha: T,
-    threads: usize,
-) where
-    T: ComplexField,
-    L: Conjugate<Canonical = T>,
-    R: Conjugate<Canonical = T>,
-{
-    if threads <= 1 {
-        // One thread never forks: outside a pool, `rayon::join` would use the global one.
-        return matmul(c, accum, a, b, alpha, Par::Seq);
-    }
-    let (m, n) = (c.nrows(), c.ncols());
-    let panels = (threads * PANELS_PER_THREAD).min(m.max(n) / MIN_PANEL);
-    if panels <= 1 {
-        return matmul(c, accum, a, b, alpha, Par::rayon(threads));
-    }
-    split_panels(c, accum, a, b, alpha, panels);
-}
-
-fn split_panels<T, L, R>(c: MatMut<'_, T>, accum: Accum, a: MatRef<'_, L>, b: MatRef<'_, R>, alpha: T, panels: usize)
+    par: &dyn ProviderParallelism,
+) -> Result<(), GemmError>
 where
     T: ComplexField,
     L: Conjugate<Canonical = T>,
     R: Conjugate<Canonical = T>,
 {
+    let (m, n) = (c.nrows(), c.ncols());
+    let threads = par.threads();
+    let panels = if threads <= 1 { 1 } else { (threads * PANELS_PER_THREAD).min(m.max(n) / MIN_PANEL) };
     if panels <= 1 {
-        return matmul(c, accum, a, b, alpha, Par::Seq);
+        matmul(c, accum, a, b, alpha, Par::Seq);
+        return Ok(());
     }
-    let left = panels / 2;
-    let alpha_right = alpha.clone();
-    if c.nrows() >= c.ncols() {
-        let rows = c.nrows() * left / panels;
-        let (c0, c1) = c.split_at_row_mut(rows);
-        let (a0, a1) = a.split_at_row(rows);
-        rayon::join(
-            || split_panels(c0, accum, a0, b, alpha, left),
-            || split_panels(c1, accum, a1, b, alpha_right, panels - left),
-        );
-    } else {
-        let cols = c.ncols() * left / panels;
-        let (c0, c1) = c.split_at_col_mut(cols);
-        let (b0, b1) = b.split_at_col(cols);
-        rayon::join(
-            || split_panels(c0, accum, a, b0, alpha, left),
-            || split_panels(c1, accum, a, b1, alpha_right, panels - left),
-        );
-    }
+    let by_rows = m >= n;
+    let extent = if by_rows { m } else { n };
+    let out =
+        OutputMatrix { ptr: c.as_ptr_mut(), rows: m, cols: n, row_stride: c.row_stride(), col_stride: c.col_stride() };
+    par.for_each_index(panels, &|p| {
+        let range = p * extent / panels..(p + 1) * extent / panels;
+        // SAFETY: `out` is the exclusive borrow `c` (moved into it above, not used again);
+        // panels of different indices are disjoint ranges of rows (columns), and the
+        // `ProviderParallelism` contract runs each index at most once, so no two live
+        // panels overlap.
+        let cp = unsafe { out.panel(by_rows, range.clone()) };
+        if by_rows {
+            matmul(cp, accum, a.subrows(range.start, range.len()), b, alpha.clone(), Par::Seq);
+        } else {
+            matmul(cp, accum, a, b.subcols(range.start, range.len()), alpha.clone(), Par::Seq);
+        }
+    })?;
+    Ok(())
 }
 
 impl FaerGemmProvider {
-    fn run<T>(&self, job: &mut BatchedGemm<'_, T>, threads: usize) -> Result<(), GemmError>
+    fn run<T>(&self, job: &mut BatchedGemm<'_, T>, par: &dyn ProviderParallelism) -> Result<(), GemmError>
     where
         T: GemmScalar + ComplexField + Conjugate<Canonical = T>,
     {
-        prepare(job, threads)?;
+        prepare(job, par.threads())?;
         if job.finish_trivial() {
             return Ok(());
         }
@@ -140,10 +168,10 @@ impl FaerGemmProvider {
             };
             // Conjugation is a view flag in faer; real types conjugate to themselves.
             match (job.conj_a, job.conj_b) {
-                (false, false) => matmul_in_panels(cm, accum, am, bm, alpha, threads),
-                (true, false) => matmul_in_panels(cm, accum, am.conjugate(), bm, alpha, threads),
-                (false, true) => matmul_in_panels(cm, accum, am, bm.conjugate(), alpha, threads),
-                (true, true) => matmul_in_panels(cm, accum, am.conjugate(), bm.conjugate(), alpha, threads),
+                (false, false) => matmul_in_panels(cm, accum, am, bm, alpha, par)?,
+                (true, false) => matmul_in_panels(cm, accum, am.conjugate(), bm, alpha, par)?,
+                (false, true) => matmul_in_panels(cm, accum, am, bm.conjugate(), alpha, par)?,
+                (true, true) => matmul_in_panels(cm, accum, am.conjugate(), bm.conjugate(), alpha, par)?,
             }
         }
         Ok(())

@@ -20,7 +20,8 @@
 //! are process-wide) or the engine's pool, with the provider told to run single-threaded.
 //!
 //! **Does not.** Plan contractions (strata-kernels does), start threads of its own, or
-//! touch the global Rayon pool: a parallel faer call forks on the pool it is called from.
+//! touch the global Rayon pool: a parallel call forks only through the
+//! [`ProviderParallelism`] its caller hands in (strata's kernels: the domain's executor).
 //!
 //! ```
 //! use strata_provider::{BatchedGemm, CpuProviderBundle, GemmMatrix, GemmMatrixMut, ProviderKind};
@@ -34,7 +35,7 @@
 //!     b: GemmMatrix::row_major(&a, 1, 2).transposed(), conj_b: false, // a · aᴴ
 //!     beta: c64::new(0.0, 0.0), c: GemmMatrixMut::row_major(&mut c, 1, 1),
 //! };
-//! bundle.gemm(&mut job, 1).unwrap();
+//! bundle.gemm(&mut job, &strata_provider::SequentialParallelism).unwrap();
 //! assert_eq!(c[0], c64::new(5.0, 0.0));
 //! ```
 #![deny(missing_docs)]
@@ -50,6 +51,7 @@ mod faer_provider;
 mod job;
 #[cfg(feature = "blas-openblas")]
 mod openblas;
+mod parallelism;
 mod provider;
 pub mod reference;
 mod scalar;
@@ -66,6 +68,7 @@ pub use faer_provider::FaerGemmProvider;
 pub use job::{BatchedGemm, GemmMatrix, GemmMatrixMut};
 #[cfg(feature = "blas-openblas")]
 pub use openblas::{OpenBlasProvider, OpenBlasThreading};
+pub use parallelism::{ProviderParallelism, ScheduleError, ScopedThreadParallelism, SequentialParallelism};
 pub use provider::{
     GemmDTypes, GemmProvider, ParallelismOwner, PlacementControl, ProviderCapabilities, ThreadControl,
     parallelism_owner,

@@ -8,6 +8,7 @@ use strata_tensor::{c32, c64};
 use crate::blas_abi::{BlasGemmProvider, BlasThreading, CblasComplexGemm, CblasGemmFns, CblasRealGemm};
 use crate::error::GemmError;
 use crate::job::BatchedGemm;
+use crate::parallelism::ProviderParallelism;
 use crate::provider::{GemmProvider, ProviderCapabilities};
 
 // SAFETY: these are the documented CBLAS and OpenBLAS symbols of libopenblas, linked by
@@ -104,7 +105,7 @@ pub enum OpenBlasThreading {
 ///     b: GemmMatrix::row_major(&b, 2, 1), conj_b: false,
 ///     beta: 0.0, c: GemmMatrixMut::row_major(&mut c, 1, 1),
 /// };
-/// f64::gemm(&blas, &mut job, 1).unwrap();
+/// f64::gemm(&blas, &mut job, &strata_provider::SequentialParallelism).unwrap();
 /// assert_eq!(c[0], 11.0);
 /// assert_eq!(OpenBlasProvider::global_threads(), 1);
 /// ```
@@ -170,16 +171,18 @@ impl OpenBlasProvider {
     fn run<T: crate::blas_abi::BlasScalar>(
         &self,
         job: &mut BatchedGemm<'_, T>,
-        threads: usize,
+        par: &dyn ProviderParallelism,
     ) -> Result<(), GemmError> {
+        // The library's own team, sized by the call's thread count: sound only under the
+        // Exclusive permit that `parallelism_owner` demands for this provider.
         let want = match self.threading {
             OpenBlasThreading::SingleThreaded => 1,
-            OpenBlasThreading::ProcessTeam => threads.max(1),
+            OpenBlasThreading::ProcessTeam => par.threads().max(1),
         };
         if Self::global_threads() != want {
             Self::set_global_threads(want);
         }
-        self.inner.run(job, threads)
+        self.inner.run(job, par)
     }
 }
 
@@ -187,16 +190,16 @@ impl GemmProvider for OpenBlasProvider {
     fn capabilities(&self) -> ProviderCapabilities {
         self.inner.capabilities()
     }
-    fn gemm_f32(&self, job: &mut BatchedGemm<'_, f32>, threads: usize) -> Result<(), GemmError> {
-        self.run(job, threads)
+    fn gemm_f32(&self, job: &mut BatchedGemm<'_, f32>, par: &dyn ProviderParallelism) -> Result<(), GemmError> {
+        self.run(job, par)
     }
-    fn gemm_f64(&self, job: &mut BatchedGemm<'_, f64>, threads: usize) -> Result<(), GemmError> {
-        self.run(job, threads)
+    fn gemm_f64(&self, job: &mut BatchedGemm<'_, f64>, par: &dyn ProviderParallelism) -> Result<(), GemmError> {
+        self.run(job, par)
     }
-    fn gemm_c32(&self, job: &mut BatchedGemm<'_, c32>, threads: usize) -> Result<(), GemmError> {
-        self.run(job, threads)
+    fn gemm_c32(&self, job: &mut BatchedGemm<'_, c32>, par: &dyn ProviderParallelism) -> Result<(), GemmError> {
+        self.run(job, par)
     }
-    fn gemm_c64(&self, job: &mut BatchedGemm<'_, c64>, threads: usize) -> Result<(), GemmError> {
-        self.run(job, threads)
+    fn gemm_c64(&self, job: &mut BatchedGemm<'_, c64>, par: &dyn ProviderParallelism) -> Result<(), GemmError> {
+        self.run(job, par)
     }
 }

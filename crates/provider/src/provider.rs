@@ -7,13 +7,14 @@ use strata_tensor::{DType, c32, c64};
 
 use crate::error::GemmError;
 use crate::job::BatchedGemm;
+use crate::parallelism::ProviderParallelism;
 
 /// How a provider's thread count can be controlled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ThreadControl {
     /// Always runs on the calling thread, whatever `threads` says.
     Sequential,
-    /// Honours the `threads` argument of each call (faer).
+    /// Uses the workers of each call's [`ProviderParallelism`] (faer).
     PerCall,
     /// Only a process-wide setting exists (OpenBLAS's thread team): a call with
     /// `threads > 1` changes it for the whole process, so it is only sound under an
@@ -24,7 +25,8 @@ pub enum ThreadControl {
 /// Where a provider's threads run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PlacementControl {
-    /// On the workers of the current Rayon pool, i.e. the domain's executor (faer).
+    /// Only through the fork-join of each call's [`ProviderParallelism`], i.e. on the
+    /// domain's executor (faer).
     EngineWorkers,
     /// Only on the calling thread.
     CallingThread,
@@ -96,13 +98,15 @@ pub struct ProviderCapabilities {
 /// `Arc<dyn GemmProvider>`.
 ///
 /// # Contract
-/// * The `threads` argument is the parallelism this call may use (≥ 1). A provider whose
-///   [`PlacementControl`] is `EngineWorkers` parallelises on the *current* Rayon pool: the
-///   engine calls it from inside the domain's executor, so its threads are the domain's
-///   workers; it never touches the global pool on its own. With `threads == 1` it runs on
-///   the calling thread.
-/// * A `GlobalOnly` provider may be passed `threads > 1` only by a caller that holds an
-///   `Exclusive` admission permit (see [`crate::parallelism_owner`]).
+/// * `par` is the parallelism this call may use: [`ProviderParallelism::threads`] workers
+///   (≥ 1) and a fork-join on them. A provider whose [`PlacementControl`] is
+///   `EngineWorkers` forks *only* through `par.for_each_index`, so its work runs on the
+///   threads the caller handed it (strata's kernels hand it the domain's executor); it
+///   never starts threads and never uses a global pool. With one thread it runs on the
+///   calling thread. A fork-join that fails ([`crate::ScheduleError`]) is reported as
+///   [`GemmError::Schedule`], with `C` possibly partly written.
+/// * A `GlobalOnly` provider may be passed more than one thread only by a caller that
+///   holds an `Exclusive` admission permit (see [`crate::parallelism_owner`]).
 /// * Built-in providers validate the job ([`BatchedGemm::validate`]) and refuse
 ///   (`Unsupported`) before writing anything, so a caller can fall back with the same job.
 /// * `beta == 0` overwrites `C` without reading it; `alpha == 0` or `k == 0` does not read
@@ -114,26 +118,26 @@ pub trait GemmProvider: Send + Sync + Debug {
     fn capabilities(&self) -> ProviderCapabilities;
 
     /// `f32` GEMM.
-    fn gemm_f32(&self, job: &mut BatchedGemm<'_, f32>, threads: usize) -> Result<(), GemmError> {
-        let _ = (job, threads);
+    fn gemm_f32(&self, job: &mut BatchedGemm<'_, f32>, par: &dyn ProviderParallelism) -> Result<(), GemmError> {
+        let _ = (job, par);
         Err(dtype_unsupported(self.capabilities(), DType::F32))
     }
 
     /// `f64` GEMM.
-    fn gemm_f64(&self, job: &mut BatchedGemm<'_, f64>, threads: usize) -> Result<(), GemmError> {
-        let _ = (job, threads);
+    fn gemm_f64(&self, job: &mut BatchedGemm<'_, f64>, par: &dyn ProviderParallelism) -> Result<(), GemmError> {
+        let _ = (job, par);
         Err(dtype_unsupported(self.capabilities(), DType::F64))
     }
 
     /// `c32` GEMM.
-    fn gemm_c32(&self, job: &mut BatchedGemm<'_, c32>, threads: usize) -> Result<(), GemmError> {
-        let _ = (job, threads);
+    fn gemm_c32(&self, job: &mut BatchedGemm<'_, c32>, par: &dyn ProviderParallelism) -> Result<(), GemmError> {
+        let _ = (job, par);
         Err(dtype_unsupported(self.capabilities(), DType::C32))
     }
 
     /// `c64` GEMM.
-    fn gemm_c64(&self, job: &mut BatchedGemm<'_, c64>, threads: usize) -> Result<(), GemmError> {
-        let _ = (job, threads);
+    fn gemm_c64(&self, job: &mut BatchedGemm<'_, c64>, par: &dyn ProviderParallelism) -> Result<(), GemmError> {
+        let _ = (job, par);
         Err(dtype_unsupported(self.capabilities(), DType::C64))
     }
 }
@@ -199,29 +203,37 @@ pub fn parallelism_owner(caps: &ProviderCapabilities, budget: usize) -> Parallel
 }
 
 /// Implements the four per-dtype [`GemmProvider`] methods by forwarding to the
-/// implementing type's generic `run(job, threads)`: the object-safe trait needs one
-/// method per dtype, a provider needs one generic body.
+/// implementing type's generic `run(job, par)`: the object-safe trait needs one method
+/// per dtype, a provider needs one generic body.
 macro_rules! forward_gemm_dtypes_to_run {
     () => {
-        fn gemm_f32(&self, job: &mut $crate::BatchedGemm<'_, f32>, threads: usize) -> Result<(), $crate::GemmError> {
-            self.run(job, threads)
+        fn gemm_f32(
+            &self,
+            job: &mut $crate::BatchedGemm<'_, f32>,
+            par: &dyn $crate::ProviderParallelism,
+        ) -> Result<(), $crate::GemmError> {
+            self.run(job, par)
         }
-        fn gemm_f64(&self, job: &mut $crate::BatchedGemm<'_, f64>, threads: usize) -> Result<(), $crate::GemmError> {
-            self.run(job, threads)
+        fn gemm_f64(
+            &self,
+            job: &mut $crate::BatchedGemm<'_, f64>,
+            par: &dyn $crate::ProviderParallelism,
+        ) -> Result<(), $crate::GemmError> {
+            self.run(job, par)
         }
         fn gemm_c32(
             &self,
             job: &mut $crate::BatchedGemm<'_, strata_tensor::c32>,
-            threads: usize,
+            par: &dyn $crate::ProviderParallelism,
         ) -> Result<(), $crate::GemmError> {
-            self.run(job, threads)
+            self.run(job, par)
         }
         fn gemm_c64(
             &self,
             job: &mut $crate::BatchedGemm<'_, strata_tensor::c64>,
-            threads: usize,
+            par: &dyn $crate::ProviderParallelism,
         ) -> Result<(), $crate::GemmError> {
-            self.run(job, threads)
+            self.run(job, par)
         }
     };
 }

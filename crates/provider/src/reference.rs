@@ -8,6 +8,7 @@ use strata_tensor::c64;
 
 use crate::error::GemmError;
 use crate::job::{BatchedGemm, element_index, prepare};
+use crate::parallelism::ProviderParallelism;
 use crate::provider::{GemmDTypes, GemmProvider, PlacementControl, ProviderCapabilities, ThreadControl};
 use crate::scalar::GemmScalar;
 
@@ -59,7 +60,7 @@ pub fn gemm<T: GemmScalar>(job: &mut BatchedGemm<'_, T>) -> Result<(), GemmError
 ///     b: strata_provider::GemmMatrix::row_major(&b, 1, 1), conj_b: false,
 ///     beta: 0.0, c: strata_provider::GemmMatrixMut::row_major(&mut c, 1, 1),
 /// };
-/// bundle.gemm(&mut job, 1).unwrap();
+/// bundle.gemm(&mut job, &strata_provider::SequentialParallelism).unwrap();
 /// assert_eq!((c[0], naive.calls()), (6.0, 1));
 /// ```
 #[derive(Debug, Default)]
@@ -79,12 +80,13 @@ impl NaiveGemmProvider {
         self.calls.load(Ordering::SeqCst)
     }
 
-    /// The largest `threads` argument received so far.
+    /// The largest thread count ([`ProviderParallelism::threads`]) received so far.
     pub fn max_threads_seen(&self) -> usize {
         self.max_threads_seen.load(Ordering::SeqCst)
     }
 
-    fn run<T: GemmScalar>(&self, job: &mut BatchedGemm<'_, T>, threads: usize) -> Result<(), GemmError> {
+    fn run<T: GemmScalar>(&self, job: &mut BatchedGemm<'_, T>, par: &dyn ProviderParallelism) -> Result<(), GemmError> {
+        let threads = par.threads();
         self.calls.fetch_add(1, Ordering::SeqCst);
         self.max_threads_seen.fetch_max(threads, Ordering::SeqCst);
         prepare(job, threads)?;

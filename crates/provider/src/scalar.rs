@@ -6,6 +6,7 @@ use strata_tensor::{Scalar, c32, c64};
 
 use crate::error::GemmError;
 use crate::job::BatchedGemm;
+use crate::parallelism::ProviderParallelism;
 use crate::provider::GemmProvider;
 
 mod sealed {
@@ -22,7 +23,7 @@ mod sealed {
 /// methods of the object-safe [`GemmProvider`].
 ///
 /// ```
-/// use strata_provider::{BatchedGemm, GemmMatrix, GemmMatrixMut, GemmScalar, NaiveGemmProvider};
+/// use strata_provider::{BatchedGemm, GemmMatrix, GemmMatrixMut, GemmScalar, NaiveGemmProvider, SequentialParallelism};
 /// fn square<T: GemmScalar>(x: &[T], out: &mut [T]) {
 ///     let mut job = BatchedGemm {
 ///         batch: 1, m: 2, n: 2, k: 2, alpha: T::one(),
@@ -30,7 +31,7 @@ mod sealed {
 ///         b: GemmMatrix::row_major(x, 2, 2), conj_b: false,
 ///         beta: T::zero(), c: GemmMatrixMut::row_major(out, 2, 2),
 ///     };
-///     T::gemm(&NaiveGemmProvider::new(), &mut job, 1).unwrap();
+///     T::gemm(&NaiveGemmProvider::new(), &mut job, &SequentialParallelism).unwrap();
 /// }
 /// let mut out = [0.0f32; 4];
 /// square(&[1.0, 1.0, 0.0, 1.0], &mut out);
@@ -44,7 +45,11 @@ pub trait GemmScalar: Scalar + Add<Output = Self> + Mul<Output = Self> + sealed:
     /// The value narrowed from `c64` (imaginary part dropped for real types).
     fn from_c64(v: c64) -> Self;
     /// Runs `job` through the provider's method for this dtype.
-    fn gemm(provider: &dyn GemmProvider, job: &mut BatchedGemm<'_, Self>, threads: usize) -> Result<(), GemmError>;
+    fn gemm(
+        provider: &dyn GemmProvider,
+        job: &mut BatchedGemm<'_, Self>,
+        par: &dyn ProviderParallelism,
+    ) -> Result<(), GemmError>;
 }
 
 impl GemmScalar for f32 {
@@ -60,8 +65,12 @@ impl GemmScalar for f32 {
     fn from_c64(v: c64) -> Self {
         v.re as f32
     }
-    fn gemm(provider: &dyn GemmProvider, job: &mut BatchedGemm<'_, Self>, threads: usize) -> Result<(), GemmError> {
-        provider.gemm_f32(job, threads)
+    fn gemm(
+        provider: &dyn GemmProvider,
+        job: &mut BatchedGemm<'_, Self>,
+        par: &dyn ProviderParallelism,
+    ) -> Result<(), GemmError> {
+        provider.gemm_f32(job, par)
     }
 }
 
@@ -78,8 +87,12 @@ impl GemmScalar for f64 {
     fn from_c64(v: c64) -> Self {
         v.re
     }
-    fn gemm(provider: &dyn GemmProvider, job: &mut BatchedGemm<'_, Self>, threads: usize) -> Result<(), GemmError> {
-        provider.gemm_f64(job, threads)
+    fn gemm(
+        provider: &dyn GemmProvider,
+        job: &mut BatchedGemm<'_, Self>,
+        par: &dyn ProviderParallelism,
+    ) -> Result<(), GemmError> {
+        provider.gemm_f64(job, par)
     }
 }
 
@@ -96,8 +109,12 @@ impl GemmScalar for c32 {
     fn from_c64(v: c64) -> Self {
         c32::new(v.re as f32, v.im as f32)
     }
-    fn gemm(provider: &dyn GemmProvider, job: &mut BatchedGemm<'_, Self>, threads: usize) -> Result<(), GemmError> {
-        provider.gemm_c32(job, threads)
+    fn gemm(
+        provider: &dyn GemmProvider,
+        job: &mut BatchedGemm<'_, Self>,
+        par: &dyn ProviderParallelism,
+    ) -> Result<(), GemmError> {
+        provider.gemm_c32(job, par)
     }
 }
 
@@ -114,7 +131,11 @@ impl GemmScalar for c64 {
     fn from_c64(v: c64) -> Self {
         v
     }
-    fn gemm(provider: &dyn GemmProvider, job: &mut BatchedGemm<'_, Self>, threads: usize) -> Result<(), GemmError> {
-        provider.gemm_c64(job, threads)
+    fn gemm(
+        provider: &dyn GemmProvider,
+        job: &mut BatchedGemm<'_, Self>,
+        par: &dyn ProviderParallelism,
+    ) -> Result<(), GemmError> {
+        provider.gemm_c64(job, par)
     }
 }

@@ -69,7 +69,7 @@ fn expect_refusal(edit: impl Fn(&mut BatchedGemm<'_, c64>), threads: usize, chec
         assert_eq!(converted.op(), "gemm");
     };
     for p in providers() {
-        run_one(&|j| c64::gemm(p.as_ref(), j, threads));
+        run_one(&|j| c64::gemm(p.as_ref(), j, &*common::par(threads)));
     }
     if threads > 0 {
         run_one(&|j| reference::gemm(j));
@@ -179,7 +179,7 @@ fn unsupported_dtype_of_an_injected_provider_is_a_refusal() {
     };
     let b = bufs();
     let mut c = b.c.clone();
-    let err = c64::gemm(&p, &mut job(&b, &mut c), 1).unwrap_err();
+    let err = c64::gemm(&p, &mut job(&b, &mut c), &*common::par(1)).unwrap_err();
     assert!(err.is_unsupported(), "{err:?}");
     assert_eq!(c, b.c);
     assert_eq!(strata_tensor::Error::from(err).kind(), ErrorKind::Unsupported);
@@ -195,7 +195,7 @@ fn blas_style_refusals_name_the_operand() {
     j.a.col_stride = 2;
     j.a.row_stride = 3;
     j.k = 2;
-    match c64::gemm(&p, &mut j, 1) {
+    match c64::gemm(&p, &mut j, &*common::par(1)) {
         Err(GemmError::Unsupported { provider, reason }) => {
             assert_eq!(provider, "naive-cblas");
             assert!(reason.contains("operand A"), "{reason}");
@@ -208,6 +208,6 @@ fn blas_style_refusals_name_the_operand() {
     j2.a.col_stride = 2;
     j2.a.row_stride = 3;
     j2.k = 2;
-    c64::gemm(&FaerGemmProvider, &mut j2, 1).unwrap();
+    c64::gemm(&FaerGemmProvider, &mut j2, &*common::par(1)).unwrap();
     assert_ne!(c2, b.c);
 }

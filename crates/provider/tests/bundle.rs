@@ -30,7 +30,11 @@ impl GemmProvider for Declared {
     fn capabilities(&self) -> ProviderCapabilities {
         self.0.clone()
     }
-    fn gemm_f64(&self, job: &mut BatchedGemm<'_, f64>, _threads: usize) -> Result<(), GemmError> {
+    fn gemm_f64(
+        &self,
+        job: &mut BatchedGemm<'_, f64>,
+        _par: &dyn strata_provider::ProviderParallelism,
+    ) -> Result<(), GemmError> {
         strata_provider::reference::gemm(job)
     }
 }

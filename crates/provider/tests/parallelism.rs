@@ -8,7 +8,8 @@ use std::time::Duration;
 use rayon::prelude::*;
 use strata_provider::{
     BatchedGemm, GemmDTypes, GemmError, GemmMatrix, GemmMatrixMut, GemmProvider, GemmScalar, ParallelismOwner,
-    PlacementControl, ProviderCapabilities, ThreadControl, parallelism_owner, reference,
+    PlacementControl, ProviderCapabilities, ProviderParallelism, ScopedThreadParallelism, ThreadControl,
+    parallelism_owner, reference,
 };
 
 /// Declares whatever capabilities it is given, computes with the reference, and records
@@ -46,7 +47,8 @@ impl GemmProvider for CountingDouble {
     fn capabilities(&self) -> ProviderCapabilities {
         self.caps.clone()
     }
-    fn gemm_f64(&self, job: &mut BatchedGemm<'_, f64>, threads: usize) -> Result<(), GemmError> {
+    fn gemm_f64(&self, job: &mut BatchedGemm<'_, f64>, par: &dyn ProviderParallelism) -> Result<(), GemmError> {
+        let threads = par.threads();
         let now = self.threads_in_use.fetch_add(threads, Ordering::SeqCst) + threads;
         self.peak_threads.fetch_max(now, Ordering::SeqCst);
         let calls = self.active_calls.fetch_add(1, Ordering::SeqCst) + 1;
@@ -86,7 +88,7 @@ fn run_operation(
             beta: 0.0,
             c: GemmMatrixMut::row_major(c, 4, 4),
         };
-        f64::gemm(provider, &mut job, threads).unwrap();
+        f64::gemm(provider, &mut job, &ScopedThreadParallelism::new(threads)).unwrap();
     };
     match owner {
         ParallelismOwner::Engine => pool.install(|| items.par_iter_mut().for_each(|c| call(c, 1))),
@@ -180,4 +182,107 @@ fn injected_kind_without_faer_needs_every_dtype() {
             kind: strata_provider::ProviderKind::Injected
         }
     );
+}
+
+/// Claims four workers, runs every index on the calling thread, and records the calls.
+#[derive(Default)]
+struct RecordingParallelism {
+    forks: Mutex<Vec<usize>>,
+    ran: Mutex<Vec<(usize, std::thread::ThreadId)>>,
+}
+
+// SAFETY: a plain loop (each index once, in range, all finished before returning).
+unsafe impl ProviderParallelism for RecordingParallelism {
+    fn threads(&self) -> usize {
+        4
+    }
+    fn for_each_index(&self, n: usize, body: &(dyn Fn(usize) + Sync)) -> Result<(), strata_provider::ScheduleError> {
+        self.forks.lock().unwrap().push(n);
+        for i in 0..n {
+            self.ran.lock().unwrap().push((i, std::thread::current().id()));
+            body(i);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(feature = "faer")]
+#[test]
+fn faer_forks_only_through_the_parallelism_it_is_handed() {
+    use strata_provider::FaerGemmProvider;
+    // Tall, wide and square products: every panel split goes through the double, whose
+    // indices all run on this thread — no other thread may take part.
+    for (m, n, k) in [(512, 96, 64), (96, 512, 64), (256, 256, 33)] {
+        let a: Vec<f64> = (0..m * k).map(|i| ((i % 17) as f64 - 8.0) / 7.0).collect();
+        let b: Vec<f64> = (0..k * n).map(|i| ((i % 13) as f64 - 6.0) / 5.0).collect();
+        let mut c = vec![f64::NAN; m * n];
+        let par = RecordingParallelism::default();
+        let mut job = BatchedGemm {
+            batch: 1,
+            m,
+            n,
+            k,
+            alpha: 1.0,
+            a: GemmMatrix::row_major(&a, m, k),
+            conj_a: false,
+            b: GemmMatrix::row_major(&b, k, n),
+            conj_b: false,
+            beta: 0.0,
+            c: GemmMatrixMut::row_major(&mut c, m, n),
+        };
+        f64::gemm(&FaerGemmProvider, &mut job, &par).unwrap();
+        let forks = par.forks.into_inner().unwrap();
+        assert_eq!(forks.len(), 1, "{m}x{n}x{k}: one fork-join per product");
+        assert!(forks[0] > 1, "{m}x{n}x{k}: split into panels");
+        let ran = par.ran.into_inner().unwrap();
+        let me = std::thread::current().id();
+        assert_eq!(ran.iter().map(|r| r.0).collect::<Vec<_>>(), (0..forks[0]).collect::<Vec<_>>());
+        assert!(ran.iter().all(|r| r.1 == me));
+        for i in 0..m {
+            for j in 0..n {
+                let want: f64 = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
+                assert!((c[i * n + j] - want).abs() <= 1e-12 * (1.0 + want.abs()), "{m}x{n}x{k} at ({i}, {j})");
+            }
+        }
+    }
+}
+
+/// Skips the last index and says so: the provider must report the broken schedule.
+struct SkippingParallelism;
+
+// SAFETY: runs indices at most once, in range, and never claims success when it skipped.
+unsafe impl ProviderParallelism for SkippingParallelism {
+    fn threads(&self) -> usize {
+        2
+    }
+    fn for_each_index(&self, n: usize, body: &(dyn Fn(usize) + Sync)) -> Result<(), strata_provider::ScheduleError> {
+        (0..n.saturating_sub(1)).for_each(body);
+        Err(strata_provider::ScheduleError::new("skipping-double", format!("index {} never ran", n - 1)))
+    }
+}
+
+#[cfg(feature = "faer")]
+#[test]
+fn a_failed_fork_join_is_a_schedule_error() {
+    let (m, n, k) = (256, 256, 8);
+    let a = vec![1.0f64; m * k];
+    let mut c = vec![0.0f64; m * n];
+    let mut job = BatchedGemm {
+        batch: 1,
+        m,
+        n,
+        k,
+        alpha: 1.0,
+        a: GemmMatrix::row_major(&a, m, k),
+        conj_a: false,
+        b: GemmMatrix::row_major(&a, m, k).transposed(),
+        conj_b: false,
+        beta: 0.0,
+        c: GemmMatrixMut::row_major(&mut c, m, n),
+    };
+    let err = f64::gemm(&strata_provider::FaerGemmProvider, &mut job, &SkippingParallelism).unwrap_err();
+    assert!(matches!(err, GemmError::Schedule(_)), "{err:?}");
+    let converted: strata_tensor::Error = err.into();
+    assert_eq!(converted.kind(), strata_tensor::ErrorKind::RuntimeState);
+    assert!(converted.message().contains("skipping-double"), "{converted}");
 }

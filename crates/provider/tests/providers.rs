@@ -111,8 +111,8 @@ fn faer_matches_reference_in_a_two_thread_pool() {
         seed: 7,
     };
     pool.install(|| {
-        assert!(check_case::<c64>(&case, |job| c64::gemm(&FaerGemmProvider, job, 2)).unwrap());
-        assert!(check_case::<f32>(&case, |job| f32::gemm(&FaerGemmProvider, job, 2)).unwrap());
+        assert!(check_case::<c64>(&case, |job| c64::gemm(&FaerGemmProvider, job, &*common::par(2))).unwrap());
+        assert!(check_case::<f32>(&case, |job| f32::gemm(&FaerGemmProvider, job, &*common::par(2))).unwrap());
     });
 }
 
@@ -139,8 +139,12 @@ fn faer_panels_match_reference_for_tall_wide_and_narrow_products() {
                 seed: 11 + i as u64,
             };
             pool.install(|| {
-                assert!(check_case::<f64>(&case, |job| f64::gemm(&FaerGemmProvider, job, threads)).unwrap());
-                assert!(check_case::<c32>(&case, |job| c32::gemm(&FaerGemmProvider, job, threads)).unwrap());
+                assert!(
+                    check_case::<f64>(&case, |job| f64::gemm(&FaerGemmProvider, job, &*common::par(threads))).unwrap()
+                );
+                assert!(
+                    check_case::<c32>(&case, |job| c32::gemm(&FaerGemmProvider, job, &*common::par(threads))).unwrap()
+                );
             });
         }
     }
@@ -172,8 +176,8 @@ fn blas_must_accept(provider: &dyn GemmProvider) {
                     if (conj_a || conj_b) && lc != Layout::ColMajor {
                         continue;
                     }
-                    let ok = check_case::<c32>(&case, |job| c32::gemm(provider, job, 1)).unwrap()
-                        && check_case::<f64>(&case, |job| f64::gemm(provider, job, 1)).unwrap();
+                    let ok = check_case::<c32>(&case, |job| c32::gemm(provider, job, &*common::par(1))).unwrap()
+                        && check_case::<f64>(&case, |job| f64::gemm(provider, job, &*common::par(1))).unwrap();
                     assert!(ok, "{provider:?} refused {case:?}");
                 }
             }
@@ -233,7 +237,7 @@ fn check_provider_via_bundle(bundle: &strata_provider::CpuProviderBundle, cases:
             beta_kind: (i % 3) as u8,
             seed: rng.next_u64(),
         };
-        if check_case::<c64>(&case, |job| bundle.gemm(job, 1)).unwrap() {
+        if check_case::<c64>(&case, |job| bundle.gemm(job, &*common::par(1))).unwrap() {
             computed += 1;
         }
     }
@@ -307,8 +311,8 @@ mod openblas {
             beta_kind: 2,
             seed: 5,
         };
-        assert!(check_case::<c64>(&case, |job| c64::gemm(&blas, job, 2)).unwrap());
-        assert!(check_case::<f32>(&case, |job| f32::gemm(&blas, job, 2)).unwrap());
+        assert!(check_case::<c64>(&case, |job| c64::gemm(&blas, job, &*common::par(2))).unwrap());
+        assert!(check_case::<f32>(&case, |job| f32::gemm(&blas, job, &*common::par(2))).unwrap());
         OpenBlasProvider::set_global_threads(1);
     }
 
@@ -346,20 +350,28 @@ mod openblas {
         fn capabilities(&self) -> strata_provider::ProviderCapabilities {
             self.0.capabilities()
         }
-        fn gemm_f64(&self, job: &mut BatchedGemm<'_, f64>, threads: usize) -> Result<(), strata_provider::GemmError> {
-            self.0.gemm_f64(job, threads)
+        fn gemm_f64(
+            &self,
+            job: &mut BatchedGemm<'_, f64>,
+            par: &dyn strata_provider::ProviderParallelism,
+        ) -> Result<(), strata_provider::GemmError> {
+            self.0.gemm_f64(job, par)
         }
-        fn gemm_c32(&self, job: &mut BatchedGemm<'_, c32>, threads: usize) -> Result<(), strata_provider::GemmError> {
+        fn gemm_c32(
+            &self,
+            job: &mut BatchedGemm<'_, c32>,
+            par: &dyn strata_provider::ProviderParallelism,
+        ) -> Result<(), strata_provider::GemmError> {
             // Compute through zgemm on widened copies, then narrow: exercises the
             // Fortran complex path with the c32 cases.
-            reference_via_c64(&self.0, job, threads)
+            reference_via_c64(&self.0, job, par)
         }
     }
 
     fn reference_via_c64(
         p: &BlasGemmProvider,
         job: &mut BatchedGemm<'_, c32>,
-        threads: usize,
+        par: &dyn strata_provider::ProviderParallelism,
     ) -> Result<(), strata_provider::GemmError> {
         let a: Vec<c64> = job.a.data.iter().map(|x| x.to_c64()).collect();
         let b: Vec<c64> = job.b.data.iter().map(|x| x.to_c64()).collect();
@@ -377,7 +389,7 @@ mod openblas {
             beta: job.beta.to_c64(),
             c: GemmMatrixMut::new(&mut c, job.c.offset, job.c.row_stride, job.c.col_stride, job.c.batch_stride),
         };
-        p.gemm_c64(&mut wide, threads)?;
+        p.gemm_c64(&mut wide, par)?;
         for (dst, src) in job.c.data.iter_mut().zip(&c) {
             *dst = c32::from_c64(*src);
         }
@@ -391,11 +403,14 @@ mod openblas {
         let computed = std::sync::atomic::AtomicUsize::new(0);
         runner
             .run(&common::case_strategy(), |case| {
-                if check_case::<f64>(&case, |job| f64::gemm(provider, job, 1))? {
+                if check_case::<f64>(&case, |job| f64::gemm(provider, job, &*common::par(1)))? {
                     computed.fetch_add(1, Ordering::Relaxed);
                 }
                 // Other dtypes are refused, before anything is written.
-                prop_assert!(!check_case::<c32>(&case, |job| c32::gemm(provider, job, 1))? || case.m * case.n == 0);
+                prop_assert!(
+                    !check_case::<c32>(&case, |job| c32::gemm(provider, job, &*common::par(1)))?
+                        || case.m * case.n == 0
+                );
                 Ok(())
             })
             .unwrap();

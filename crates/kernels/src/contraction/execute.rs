@@ -4,7 +4,9 @@
 
 use std::sync::Mutex;
 
-use strata_provider::{BatchedGemm, GemmMatrix, GemmMatrixMut, GemmProvider};
+use strata_provider::{
+    BatchedGemm, GemmMatrix, GemmMatrixMut, GemmProvider, ProviderParallelism, SequentialParallelism,
+};
 use strata_tensor::{Error, Layout, Result, TypedView, TypedViewMut};
 
 use super::disjoint::DisjointOut;
@@ -218,7 +220,7 @@ fn provider_route<T: ContractScalar>(
     base: [isize; 3],
 ) -> Result<()> {
     let (inner, inner_strides, outer) = provider_items(plan);
-    let job = |out: &mut [T], at: [isize; 3], batch: usize, threads: usize| -> Result<()> {
+    let job = |out: &mut [T], at: [isize; 3], batch: usize, par: &dyn ProviderParallelism| -> Result<()> {
         let mut gemm = BatchedGemm {
             batch,
             m: plan.m,
@@ -232,7 +234,7 @@ fn provider_route<T: ContractScalar>(
             beta: ops.beta,
             c: GemmMatrixMut::new(out, at[OUT] as usize, plan.out_mat[0], plan.out_mat[1], inner_strides[OUT]),
         };
-        T::gemm(provider, &mut gemm, threads).map_err(|e| Error::from(e).in_op("dot_general"))
+        T::gemm(provider, &mut gemm, par).map_err(|e| Error::from(e).in_op("dot_general"))
     };
     if owner == ParallelOwner::BatchFork
         && let Some(parts) = disjoint_parts(plan, base, out)
@@ -247,7 +249,7 @@ fn provider_route<T: ContractScalar>(
             for b in part.items.clone() {
                 let mut at = batch_offsets(plan, base, b);
                 at[OUT] -= part.start as isize;
-                if let Err(e) = job(&mut *part.slice, at, 1, 1) {
+                if let Err(e) = job(&mut *part.slice, at, 1, &SequentialParallelism) {
                     failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
                 }
             }
@@ -264,8 +266,10 @@ fn provider_route<T: ContractScalar>(
         ParallelOwner::BatchFork => ctx.par().budget(),
         ParallelOwner::Inline => 1,
     };
+    // The provider forks, if at all, only on the domain's executor (SPEC §11).
+    let par = ctx.par().with_threads(threads);
     for o in 0..outer {
-        job(out, outer_offsets(plan, base, o, inner), inner, threads)?;
+        job(out, outer_offsets(plan, base, o, inner), inner, &par)?;
     }
     Ok(())
 }

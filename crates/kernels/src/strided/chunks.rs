@@ -53,7 +53,7 @@ mod tests {
     fn chunks_cover_the_output_once_with_aligned_boundaries() {
         let exec = rayon_executor();
         for budget in [1, 2, 7] {
-            let par = Parallelism::new(&exec, budget);
+            let par = Parallelism::new(&exec, budget, &AUDIT);
             let mut out = vec![0usize; 100_003];
             par_chunks_mut(par, &mut out, 1000, 7, |start, chunk| {
                 assert_eq!(start % 7, 0);
@@ -71,6 +71,9 @@ mod tests {
         assert_eq!(chunk_count(1, 1 << 30, 1000), 1);
         assert_eq!(chunk_count(2, 10_000, 1000), 8);
     }
+
+    /// Records fork-join violations of the executors used here (none are expected).
+    static AUDIT: crate::par::ScheduleAudit = crate::par::ScheduleAudit::new();
 
     /// A real multi-threaded executor for tests.
     fn rayon_executor() -> strata_engine::RayonCpuDomainExecutor {

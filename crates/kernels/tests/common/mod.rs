@@ -8,6 +8,9 @@ use strata_engine::RayonCpuDomainExecutor;
 use strata_kernels::{KernelContext, Parallelism};
 use strata_tensor::{Scalar, TypedView, c32, c64};
 
+/// Records fork-join violations of the executors used here (none are expected).
+static AUDIT: strata_kernels::ScheduleAudit = strata_kernels::ScheduleAudit::new();
+
 /// A private Rayon pool behind the engine's adapter, so parallel paths really run on threads.
 pub type RayonExecutor = RayonCpuDomainExecutor;
 
@@ -24,7 +27,7 @@ pub fn executor() -> &'static RayonExecutor {
 
 /// A context splitting work over `budget` workers of the shared test pool.
 pub fn ctx(budget: usize) -> KernelContext<'static> {
-    KernelContext::new(Parallelism::new(executor(), budget))
+    KernelContext::new(Parallelism::new(executor(), budget, &AUDIT))
 }
 
 /// Every multi-index of `shape` in row-major order.

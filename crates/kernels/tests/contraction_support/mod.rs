@@ -313,28 +313,28 @@ impl strata_provider::GemmProvider for UnitStrideProvider {
     fn gemm_f32(
         &self,
         job: &mut strata_provider::BatchedGemm<'_, f32>,
-        _: usize,
+        _: &dyn strata_provider::ProviderParallelism,
     ) -> Result<(), strata_provider::GemmError> {
         self.run(job)
     }
     fn gemm_f64(
         &self,
         job: &mut strata_provider::BatchedGemm<'_, f64>,
-        _: usize,
+        _: &dyn strata_provider::ProviderParallelism,
     ) -> Result<(), strata_provider::GemmError> {
         self.run(job)
     }
     fn gemm_c32(
         &self,
         job: &mut strata_provider::BatchedGemm<'_, c32>,
-        _: usize,
+        _: &dyn strata_provider::ProviderParallelism,
     ) -> Result<(), strata_provider::GemmError> {
         self.run(job)
     }
     fn gemm_c64(
         &self,
         job: &mut strata_provider::BatchedGemm<'_, c64>,
-        _: usize,
+        _: &dyn strata_provider::ProviderParallelism,
     ) -> Result<(), strata_provider::GemmError> {
         self.run(job)
     }

@@ -4,7 +4,10 @@
 pub mod naive_blas;
 
 use proptest::prelude::*;
-use strata_provider::{BatchedGemm, GemmError, GemmMatrix, GemmMatrixMut, GemmProvider, GemmScalar, reference};
+use strata_provider::{
+    BatchedGemm, GemmError, GemmMatrix, GemmMatrixMut, GemmProvider, GemmScalar, ProviderParallelism, ScheduleError,
+    ScopedThreadParallelism, SequentialParallelism, reference,
+};
 use strata_tensor::c64;
 
 /// How one operand is laid out in its buffer.
@@ -273,7 +276,7 @@ pub fn check_provider(provider: &dyn GemmProvider, threads: usize, cases: u32) -
         case: &Case,
         counter: &AtomicUsize,
     ) -> Result<(), TestCaseError> {
-        if check_case::<T>(case, |job| T::gemm(p, job, threads))? {
+        if check_case::<T>(case, |job| T::gemm(p, job, &*par(threads)))? {
             counter.fetch_add(1, Ordering::Relaxed);
         }
         Ok(())
@@ -289,4 +292,30 @@ pub fn check_provider(provider: &dyn GemmProvider, threads: usize, cases: u32) -
         panic!("{provider:?}: {e}");
     }
     computed.map(|c| c.into_inner())
+}
+
+/// A zero-thread parallelism: breaks the "at least one thread" rule, so providers must
+/// refuse it (`GemmError::ZeroThreads`).
+#[derive(Debug)]
+struct ZeroThreads;
+
+// SAFETY: a plain loop (each index once, in range, all finished before returning).
+unsafe impl ProviderParallelism for ZeroThreads {
+    fn threads(&self) -> usize {
+        0
+    }
+    fn for_each_index(&self, n: usize, body: &(dyn Fn(usize) + Sync)) -> Result<(), ScheduleError> {
+        (0..n).for_each(body);
+        Ok(())
+    }
+}
+
+/// The parallelism of `threads` workers for a provider used on its own: the calling
+/// thread for 1, scoped threads for more, and a rule-breaking double for 0.
+pub fn par(threads: usize) -> Box<dyn ProviderParallelism> {
+    match threads {
+        0 => Box::new(ZeroThreads),
+        1 => Box::new(SequentialParallelism),
+        t => Box::new(ScopedThreadParallelism::new(t)),
+    }
 }

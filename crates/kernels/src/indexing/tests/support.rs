@@ -6,6 +6,9 @@ use strata_tensor::{Scalar, Tensor, TensorRead, TypedView, c32, c64};
 
 use crate::{KernelContext, Parallelism};
 
+/// Records fork-join violations of the executors used here (none are expected).
+static AUDIT: crate::ScheduleAudit = crate::ScheduleAudit::new();
+
 /// xorshift64*: deterministic per seed, good enough for drawing shapes.
 pub(crate) struct Rng(u64);
 
@@ -242,5 +245,5 @@ impl Drop for DoneSignal {
 /// A kernel context that splits work over 4 real threads.
 pub(crate) fn threaded() -> KernelContext<'static> {
     static EXEC: ThreadPerIndex = ThreadPerIndex;
-    KernelContext::new(Parallelism::new(&EXEC, 4))
+    KernelContext::new(Parallelism::new(&EXEC, 4, &AUDIT))
 }
