@@ -84,6 +84,32 @@ impl Value {
     pub(crate) fn adjacent(&self, set: LabelSet, extents: &[usize]) -> bool {
         self.collapses(&self.by_stride(set, extents), extents)
     }
+
+    /// The labels of `set` (extent-1 ones aside) that lie outside its largest run that
+    /// collapses (by element count; the innermost among equals). A step can leave this
+    /// value uncopied by making those labels batch axes, its partner broadcast along them.
+    pub(crate) fn outside_largest_run(&self, set: LabelSet, extents: &[usize]) -> LabelSet {
+        let order = self.by_stride(set, extents);
+        let (mut best, mut best_size) = (LabelSet::EMPTY, 0u128);
+        let (mut run, mut run_size) = (LabelSet::EMPTY, 0u128);
+        let mut prev: Option<Label> = None;
+        for l in order.iter().copied() {
+            let extent = extents[l as usize] as u128;
+            let continues =
+                prev.is_some_and(|p| self.stride(p) == self.stride(l).wrapping_mul(extents[l as usize] as isize));
+            if continues {
+                run = run.with(l);
+                run_size = run_size.saturating_mul(extent);
+            } else {
+                (run, run_size) = (LabelSet::EMPTY.with(l), extent);
+            }
+            if run_size >= best_size {
+                (best, best_size) = (run, run_size);
+            }
+            prev = Some(l);
+        }
+        LabelSet::of(&order).minus(best)
+    }
 }
 
 /// Products of at most this many multiply-adds run the kernel's direct loop, which reads
@@ -143,6 +169,18 @@ mod tests {
         let ext1 = extents(&[('a', 4), ('b', 1), ('c', 6)]);
         let v = Value::compact(Source::Temp(0), labels("abc"), &ext1);
         assert!(v.collapses(&labels("ac"), &ext1));
+    }
+
+    #[test]
+    fn the_largest_run_stays_and_the_rest_can_be_batched() {
+        let ext = extents(&[('a', 8), ('s', 2), ('t', 2), ('d', 8), ('b', 3)]);
+        // astd: a and d are split by s, t; equal sizes keep the inner run (d).
+        let v = Value::compact(Source::Input(0), labels("astd"), &ext);
+        assert_eq!(v.outside_largest_run(LabelSet::of(&labels("ad")), &ext), LabelSet::of(&labels("a")));
+        // bad (b, a adjacent, 24 elements) against d (8): d is batched.
+        let v = Value::compact(Source::Input(0), labels("basd"), &ext);
+        assert_eq!(v.outside_largest_run(LabelSet::of(&labels("bad")), &ext), LabelSet::of(&labels("d")));
+        assert!(v.outside_largest_run(LabelSet::of(&labels("ba")), &ext).is_empty());
     }
 
     #[test]

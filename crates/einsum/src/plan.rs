@@ -95,6 +95,44 @@ impl Program {
     }
 }
 
+/// A free label turned into a batch axis costs about this many copied elements per extra
+/// batch item (one more GEMM call).
+const ITEM_COST: u128 = 512;
+
+/// Free labels become batch axes only while each batch item keeps at least this many
+/// multiply-adds (so it stays on the GEMM provider's route).
+const MIN_ITEM_MACS: u128 = 8192;
+
+/// How a pair step is arranged as a `dot_general`.
+#[derive(Clone, Debug, Default)]
+struct Contraction {
+    /// Whether the first operand of the path step goes left.
+    lhs_first: bool,
+    /// The batch labels in result order (shared kept labels and promoted free ones).
+    batch: Vec<Label>,
+    /// The lhs and rhs free labels left as GEMM dimensions, in result order.
+    lhs_free: Vec<Label>,
+    rhs_free: Vec<Label>,
+}
+
+/// All but the largest collapsing run of `v`'s free labels, when its contracted labels
+/// collapse but its free ones do not (then batching the rest spares packing `v`).
+fn split_free(v: &Value, free: LabelSet, contracted: LabelSet, extents: &[usize]) -> LabelSet {
+    if v.adjacent(contracted, extents) && !v.adjacent(free, extents) {
+        v.outside_largest_run(free, extents)
+    } else {
+        LabelSet::EMPTY
+    }
+}
+
+/// The cost of the extra batch items that promoting `promoted` adds to `batch`.
+fn batch_penalty(batch: LabelSet, promoted: LabelSet, extents: &[usize]) -> u128 {
+    if promoted.is_empty() {
+        return 0;
+    }
+    batch.size(extents).saturating_mul(promoted.size(extents).saturating_sub(1)).saturating_mul(ITEM_COST)
+}
+
 /// The planner's state while it walks the path.
 struct Planner<'a> {
     net: &'a Network,
@@ -266,16 +304,48 @@ impl<'a> Planner<'a> {
         if contracted.is_empty() {
             return 0;
         }
-        let free = mine.minus(theirs);
-        if !(v.adjacent(free, ext) && v.adjacent(contracted, ext)) {
+        if !v.adjacent(contracted, ext) {
             return v.len;
         }
-        match &self.values[partner] {
-            Some(z) if z.adjacent(contracted, ext) && z.by_stride(contracted, ext) != v.by_stride(contracted, ext) => {
-                v.len.min(z.len)
+        let free = mine.minus(theirs);
+        let mut cost = 0;
+        if !v.adjacent(free, ext) {
+            // The consumer can keep the largest free run as its GEMM side and batch the rest.
+            let promoted = v.outside_largest_run(free, ext);
+            let batch = mine.intersect(theirs).intersect(kept);
+            let item = free.minus(promoted).size(ext) * theirs.minus(mine).size(ext) * contracted.size(ext);
+            if item < MIN_ITEM_MACS {
+                return v.len;
             }
-            _ => 0,
+            cost = v.len.min(batch_penalty(batch, promoted, ext));
         }
+        if let Some(z) = &self.values[partner]
+            && z.adjacent(contracted, ext)
+            && z.by_stride(contracted, ext) != v.by_stride(contracted, ext)
+        {
+            cost = cost.saturating_add(v.len.min(z.len));
+        }
+        if self.n + s + 1 == self.values.len() && !self.output_friendly(order, free) {
+            // The consumer writes the output: it must pack this value or transpose.
+            cost = cost.saturating_add(v.len.min(LabelSet::of(&self.net.output).size(ext)));
+        }
+        cost
+    }
+
+    /// Whether a value ordered `order`, whose labels `free` pass into the result, lets
+    /// the final step write the output's order without a copy: once the output's first
+    /// one to three labels are set aside (that step can make them batch axes), the rest
+    /// of its free labels lie together and in the output's order.
+    fn output_friendly(&self, order: &[Label], free: LabelSet) -> bool {
+        let ext = self.extents;
+        let v = Value::compact(Source::Temp(0), order.to_vec(), ext);
+        let big: Vec<Label> = self.net.output.iter().copied().filter(|&l| ext[l as usize] != 1).collect();
+        (0..=big.len().min(3)).any(|p| {
+            let rest = free.minus(LabelSet::of(&big[..p]));
+            let wanted = big[p..].iter().filter(|l| rest.contains(**l));
+            let mine = order.iter().filter(|l| rest.contains(**l) && ext[**l as usize] != 1);
+            wanted.eq(mine) && v.adjacent(rest, ext)
+        })
     }
 
     /// Orders worth trying for SSA id `id`, whose natural order is `base`: the output's
@@ -300,9 +370,19 @@ impl<'a> Planner<'a> {
             }
             None => in_base(contracted),
         };
-        let groups = [in_base(batch), k_order, in_base(free)];
         const ORDERS: [[usize; 3]; 6] = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
-        ORDERS.iter().map(|o| o.iter().flat_map(|&g| groups[g].iter().copied()).collect()).collect()
+        let arrange = |groups: &[Vec<Label>; 3]| -> Vec<Vec<Label>> {
+            ORDERS.iter().map(|o| o.iter().flat_map(|&g| groups[g].iter().copied()).collect()).collect()
+        };
+        let mut templates = arrange(&[in_base(batch), k_order.clone(), in_base(free)]);
+        if self.n + s + 1 == self.values.len() {
+            // The consumer produces the result: its kept labels in the output's order let
+            // it write the output directly.
+            let in_output =
+                |set: LabelSet| self.net.output.iter().copied().filter(|&l| set.contains(l)).collect::<Vec<_>>();
+            templates.extend(arrange(&[in_output(batch), k_order, in_output(free)]));
+        }
+        templates
     }
 
     /// The cheapest of `base` and the templates for an id whose layout is free.
@@ -363,9 +443,10 @@ impl<'a> Planner<'a> {
             let rhs = self.present(&pb, &order);
             (StepOp::Multiply { lhs, rhs }, order, &pa, &pb)
         } else {
-            let (lhs_first, order, config, lhs, rhs) = self.best_contraction(id, &pa, &pb, contracted);
-            let (l, r) = if lhs_first { (&pa, &pb) } else { (&pb, &pa) };
-            (StepOp::Contract { lhs, rhs, config }, order, l, r)
+            let choice = self.best_contraction(id, &pa, &pb, contracted);
+            let op = self.contraction_op(&choice, &pa, &pb, contracted);
+            let (l, r) = if choice.lhs_first { (&pa, &pb) } else { (&pb, &pa) };
+            (op, [choice.batch, choice.lhs_free, choice.rhs_free].concat(), l, r)
         };
         let out = self.new_temp();
         let value = Value::compact(Source::Temp(out), order, ext);
@@ -386,71 +467,123 @@ impl<'a> Planner<'a> {
     }
 
     /// The cheapest `dot_general` arrangement of `pa` and `pb` producing SSA id `id`:
-    /// whether `pa` goes left, the result order, the config and both presented operands.
-    fn best_contraction(
-        &self,
-        id: usize,
-        pa: &Value,
-        pb: &Value,
-        contracted: LabelSet,
-    ) -> (bool, Vec<Label>, DotGeneralConfig, Operand, Operand) {
+    /// which operand goes left, which free labels become batch axes (the other operand
+    /// broadcast along them, so an operand whose free labels the contracted ones split
+    /// needs no pack), the result order, the config and both presented operands.
+    fn best_contraction(&self, id: usize, pa: &Value, pb: &Value, contracted: LabelSet) -> Contraction {
         let ext = self.extents;
         let kept = self.legs[id];
-        let mut best: Option<(u128, bool, Vec<Label>, Vec<Label>, Vec<Label>)> = None;
+        let k_size = contracted.size(ext);
+        let mut best: Option<(u128, Contraction)> = None;
         for lhs_first in [true, false] {
             let (l, r) = if lhs_first { (pa, pb) } else { (pb, pa) };
             let (ls, rs) = (LabelSet::of(&l.labels), LabelSet::of(&r.labels));
             let batch = ls.intersect(rs).intersect(kept);
             let (lf, rf) = (ls.minus(rs), rs.minus(ls));
-            let natural: Vec<Label> =
-                [memory_order(l, batch, ext), memory_order(l, lf, ext), memory_order(r, rf, ext)].concat();
-            let templates = self.templates(id, &natural);
-            let pick = |set: LabelSet, native: Vec<Label>| {
-                let mut options = vec![native];
-                for t in &templates {
-                    let o: Vec<Label> = t.iter().copied().filter(|&x| set.contains(x)).collect();
-                    if !options.contains(&o) {
-                        options.push(o);
+            let natural_order = [memory_order(l, ls, ext), memory_order(r, rs.minus(ls), ext)].concat();
+            for promoted in self.promotions(id, l, r, contracted, &natural_order) {
+                let (pl, pr) = (promoted.intersect(lf), promoted.intersect(rf));
+                {
+                    let (mf, nf) = (lf.minus(pl), rf.minus(pr));
+                    if !promoted.is_empty() && mf.size(ext) * nf.size(ext) * k_size < MIN_ITEM_MACS {
+                        continue;
                     }
-                }
-                options
-            };
-            let mut batch_options = pick(batch, memory_order(l, batch, ext));
-            let from_rhs = memory_order(r, batch, ext);
-            if !batch_options.contains(&from_rhs) {
-                batch_options.push(from_rhs);
-            }
-            let lf_options = pick(lf, memory_order(l, lf, ext));
-            let rf_options = pick(rf, memory_order(r, rf, ext));
-            for bo in &batch_options {
-                for lo in &lf_options {
-                    for ro in &rf_options {
-                        let (pl, pr) = predicted_packs(l, r, lo, ro, contracted, ext);
-                        let order: Vec<Label> = [bo.as_slice(), lo, ro].concat();
-                        let cost = u128::from(pl) * l.len + u128::from(pr) * r.len + self.layout_cost(id, &order);
-                        if best.as_ref().is_none_or(|b| cost < b.0) {
-                            best = Some((cost, lhs_first, bo.clone(), lo.clone(), ro.clone()));
+                    let penalty = batch_penalty(batch, promoted, ext);
+                    let all_batch = batch.union(promoted);
+                    let natural_batch = [memory_order(l, batch.union(pl), ext), memory_order(r, pr, ext)].concat();
+                    let natural: Vec<Label> =
+                        [natural_batch.clone(), memory_order(l, mf, ext), memory_order(r, nf, ext)].concat();
+                    let templates = self.templates(id, &natural);
+                    let options = |set: LabelSet, native: Vec<Label>| {
+                        let mut options = vec![native];
+                        for t in &templates {
+                            let o: Vec<Label> = t.iter().copied().filter(|&x| set.contains(x)).collect();
+                            if !options.contains(&o) {
+                                options.push(o);
+                            }
+                        }
+                        options
+                    };
+                    let mut batch_options = options(all_batch, natural_batch);
+                    let from_rhs =
+                        [memory_order(r, batch, ext), memory_order(l, pl, ext), memory_order(r, pr, ext)].concat();
+                    if !batch_options.contains(&from_rhs) {
+                        batch_options.push(from_rhs);
+                    }
+                    let m_options = options(mf, memory_order(l, mf, ext));
+                    let n_options = options(nf, memory_order(r, nf, ext));
+                    for bo in &batch_options {
+                        for mo in &m_options {
+                            for no in &n_options {
+                                let (pack_l, pack_r) = predicted_packs(l, r, mo, no, contracted, ext);
+                                let order: Vec<Label> = [bo.as_slice(), mo, no].concat();
+                                let cost = (u128::from(pack_l) * l.len)
+                                    .saturating_add(u128::from(pack_r) * r.len)
+                                    .saturating_add(penalty)
+                                    .saturating_add(self.layout_cost(id, &order));
+                                if best.as_ref().is_none_or(|b| cost < b.0) {
+                                    let choice = Contraction {
+                                        lhs_first,
+                                        batch: bo.clone(),
+                                        lhs_free: mo.clone(),
+                                        rhs_free: no.clone(),
+                                    };
+                                    best = Some((cost, choice));
+                                }
+                            }
                         }
                     }
                 }
             }
         }
-        // INVARIANT: both loops above run at least once (each option list holds its native order).
-        let (_, lhs_first, bo, lo, ro) = best.unwrap_or_default();
-        let (l, r) = if lhs_first { (pa, pb) } else { (pb, pa) };
-        let k = l.by_stride(contracted, ext);
-        let k: Vec<Label> =
-            k.iter().copied().chain(memory_order(l, contracted, ext).into_iter().filter(|x| !k.contains(x))).collect();
-        let (nb, nl, nk) = (bo.len(), lo.len(), k.len());
-        let lhs = self.present(l, &[bo.as_slice(), &lo, &k].concat());
-        let rhs = self.present(r, &[bo.as_slice(), &k, &ro].concat());
+        // INVARIANT: the unpromoted arrangement of each side is always tried, so `best` is set.
+        best.map(|(_, c)| c).unwrap_or_default()
+    }
+
+    /// Free labels worth making batch axes in a step of `l` and `r` producing `id`: none;
+    /// those that split either operand's free labels (see [`split_free`]); and the free
+    /// labels among the first one to three of each template order, which lets a result
+    /// start with labels from both operands (the output's order, or the next step's).
+    fn promotions(&self, id: usize, l: &Value, r: &Value, contracted: LabelSet, natural: &[Label]) -> Vec<LabelSet> {
+        let ext = self.extents;
+        let (ls, rs) = (LabelSet::of(&l.labels), LabelSet::of(&r.labels));
+        let free = ls.union(rs).minus(ls.intersect(rs));
+        let (sl, sr) = (split_free(l, ls.minus(rs), contracted, ext), split_free(r, rs.minus(ls), contracted, ext));
+        let mut options = vec![LabelSet::EMPTY, sl, sr, sl.union(sr)];
+        for t in self.templates(id, natural) {
+            let mut prefix = LabelSet::EMPTY;
+            for &label in t.iter().filter(|&&x| ext[x as usize] != 1).take(3) {
+                prefix = prefix.with(label);
+                options.push(prefix.intersect(free));
+            }
+        }
+        options.sort_unstable();
+        options.dedup();
+        // The free labels must keep one GEMM dimension on some side: promoting all of
+        // them leaves a batched dot product, which the plain arrangement does better.
+        options.retain(|p| p.is_empty() || !free.minus(*p).is_empty());
+        options
+    }
+
+    /// The operands and config of a chosen arrangement.
+    fn contraction_op(&self, c: &Contraction, pa: &Value, pb: &Value, contracted: LabelSet) -> StepOp {
+        let ext = self.extents;
+        let (l, r) = if c.lhs_first { (pa, pb) } else { (pb, pa) };
+        let k = memory_order(l, contracted, ext);
+        let k: Vec<Label> = {
+            let by = l.by_stride(contracted, ext);
+            by.iter().copied().chain(k.into_iter().filter(|x| !by.contains(x))).collect()
+        };
+        let (nb, nl, nk) = (c.batch.len(), c.lhs_free.len(), k.len());
+        let lhs = self.present(l, &[c.batch.as_slice(), &c.lhs_free, &k].concat());
+        let rhs = self.present(r, &[c.batch.as_slice(), &k, &c.rhs_free].concat());
         let config = DotGeneralConfig::new(
             (0..nb).collect(),
             (0..nb).collect(),
             (nb + nl..nb + nl + nk).collect(),
             (nb..nb + nk).collect(),
         );
-        (lhs_first, [bo, lo, ro].concat(), config, lhs, rhs)
+        StepOp::Contract { lhs, rhs, config }
     }
 
     /// The result: a copy into the output order unless the last step already wrote it.
@@ -547,7 +680,7 @@ fn linear_path(n: usize, ssa: &[(usize, usize)]) -> Vec<(usize, usize)> {
         // INVARIANT: an SSA path names each live id once.
         let i = current.iter().position(|&x| x == a).unwrap_or(0);
         let j = current.iter().position(|&x| x == b).unwrap_or(0);
-        out.push((i, j));
+        out.push((i.min(j), i.max(j)));
         current.retain(|&x| x != a && x != b);
         current.push(n + s);
     }

@@ -272,6 +272,18 @@ fn pair_steps_are_single_ops_and_need_no_transpose_when_an_order_avoids_it() {
 }
 
 #[test]
+fn free_labels_split_by_contracted_ones_become_batch_axes_instead_of_copies() {
+    // A TEBD gate: psi's free labels a and d are split by the contracted s, t. The gate is
+    // broadcast along a (a batch axis), so neither psi is packed nor the result transposed.
+    assert_eq!(ops_of("astd,stuv->auvd", &[&[8, 4, 4, 64], &[4, 4, 4, 4]]), vec!["dot_general"]);
+    // A CTMRG corner move: three GEMMs, the last one batched over c.
+    assert_eq!(
+        ops_of("ab,bcd,aef,dfgh->cegh", &[&[16, 16], &[16, 16, 8], &[16, 16, 8], &[8, 8, 8, 8]]),
+        vec!["dot_general", "dot_general", "recycle", "dot_general", "recycle"]
+    );
+}
+
+#[test]
 fn single_operand_work_is_views_and_one_reduction() {
     // A trace reads the diagonal through a view: no extract_diagonal copy.
     assert_eq!(ops_of("ii->", &[&[6, 6]]), vec!["reduce_sum"]);
