@@ -78,6 +78,7 @@
 
 mod backend;
 mod controls;
+pub mod einsum;
 mod error;
 mod info;
 mod op_methods;
