@@ -2,7 +2,6 @@
 //! thread and at the run's count, beside the libm loop, ndarray, numpy (`out=`) and JAX
 //! (which has no destination form and allocates).
 
-use strata_backend::ElementwiseOps;
 use strata_tensor::config::UnaryOp;
 
 use super::flat::{self, Func, Operand, Real};
@@ -65,8 +64,7 @@ fn measure<T: Real>(
     let pool = flat::pool(threads)?;
     let a = Operand::<T>::new(flat::values(LEN, 24, input))?;
     let mut out = Operand::<T>::new(vec![T::of(0.0); LEN])?;
-    let strata_call =
-        |out: &mut Operand<T>| strata.backend().unary_into(op, (&a.tensor).into(), (&mut out.tensor).into());
+    let strata_call = |out: &mut Operand<T>| strata.backend().unary_into(op, &a.tensor, &mut out.tensor);
     let mut want = vec![T::of(0.0); LEN];
     flat::loop1(&pool, a.data(), &mut want, |x| x.apply(func));
     strata_call(&mut out).map_err(|e| e.to_string())?;

@@ -3,7 +3,6 @@
 //! ...; drop(c)`, nothing handed back to the pool), and `sum` from 1 Ki to 64 Mi
 //! elements against the plain loop and against strata itself at one thread.
 
-use strata_backend::{ElementwiseOps, ReductionOps};
 use strata_tensor::config::{BinaryOp, ReduceOp};
 
 use super::consume;
@@ -64,9 +63,7 @@ pub(crate) fn binary_into<T: Real>(suite: &mut Suite, len: usize, op: BinaryOp, 
     let pool = flat::pool(strata.budget())?;
     let (a, b) = (Operand::<T>::new(flat::values(len, 21, |x| x))?, Operand::<T>::new(flat::values(len, 22, |x| x))?);
     let mut out = Operand::<T>::new(vec![T::of(0.0); len])?;
-    let call = |s: &Strata, out: &mut Operand<T>| {
-        s.backend().binary_into(op, (&a.tensor).into(), (&b.tensor).into(), (&mut out.tensor).into())
-    };
+    let call = |s: &Strata, out: &mut Operand<T>| s.backend().binary_into(op, &a.tensor, &b.tensor, &mut out.tensor);
     let mut want = vec![T::of(0.0); len];
     flat::loop2(&pool, a.data(), b.data(), &mut want, |x, y| apply(op, x, y));
     call(&strata, &mut out).map_err(|e| e.to_string())?;
@@ -101,7 +98,7 @@ fn binary_alloc<T: Real>(suite: &mut Suite, len: usize, op: BinaryOp) -> Result<
     let strata = Strata::with_threads(suite.threads)?;
     let pool = flat::pool(strata.budget())?;
     let (a, b) = (Operand::<T>::new(flat::values(len, 21, |x| x))?, Operand::<T>::new(flat::values(len, 22, |x| x))?);
-    let strata_call = || strata.backend().binary(op, (&a.tensor).into(), (&b.tensor).into());
+    let strata_call = || strata.backend().binary(op, &a.tensor, &b.tensor);
     let mut want = vec![T::of(0.0); len];
     flat::loop2(&pool, a.data(), b.data(), &mut want, |x, y| apply(op, x, y));
     let got = strata_call().map_err(|e| e.to_string())?;
@@ -126,7 +123,7 @@ fn sum<T: Real>(suite: &mut Suite, len: usize) -> Result<(), String> {
     let strata_1t = Strata::with_threads(1)?;
     let pool = flat::pool(strata.budget())?;
     let a = Operand::<T>::new(flat::values(len, 23, |x| x))?;
-    let call = |s: &Strata| s.backend().reduce(ReduceOp::Sum, (&a.tensor).into(), &[0]);
+    let call = |s: &Strata| s.backend().reduce(ReduceOp::Sum, &a.tensor, &[0]);
     let want = flat::loop_sum(&pool, a.data());
     for (who, s) in [("strata", &strata), ("strata_1t", &strata_1t)] {
         let got = call(s).map_err(|e| format!("{who}: {e}"))?;

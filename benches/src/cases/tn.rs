@@ -290,7 +290,14 @@ fn measure<T: TnScalar>(suite: &mut Suite, w: &Workload, threads: usize, plain: 
                 Source::Input(i) => &tensors[i],
                 Source::Step(j) => &outs[j],
             };
-            let out = strata.backend().dot_general(lhs.into(), rhs.into(), &s.config, s.lhs.conj, s.rhs.conj)?;
+            let out = ContractionOps::dot_general(
+                strata.backend(),
+                lhs.into(),
+                rhs.into(),
+                &s.config,
+                s.lhs.conj,
+                s.rhs.conj,
+            )?;
             outs.push(out);
         }
         // INVARIANT: a validated workload has at least one step.

@@ -127,13 +127,13 @@ fn sum() {
             let other = &backends[2 - t];
             let mut parties = vec![
                 party(format!("strata {t}T"), || {
-                    black_box(b.reduce(ReduceOp::Sum, (&a).into(), &[0]).unwrap());
+                    black_box(b.reduce(ReduceOp::Sum, &a, &[0]).unwrap());
                 }),
                 party(format!("loop {t}T"), || {
                     black_box(loop_sum(&pool, f64s(&a)));
                 }),
                 party(format!("strata {}T", 3 - t), || {
-                    black_box(other.reduce(ReduceOp::Sum, (&a).into(), &[0]).unwrap());
+                    black_box(other.reduce(ReduceOp::Sum, &a, &[0]).unwrap());
                 }),
             ];
             compare(&format!("sum f64 {len} at {t}T"), 8.0 * len as f64, &mut parties);
@@ -204,11 +204,9 @@ fn add() {
                 }
             };
             let mut parties = vec![
-                party(format!("into {t}T"), || {
-                    be.binary_into(BinaryOp::Add, (&a).into(), (&b).into(), (&mut out).into()).unwrap()
-                }),
+                party(format!("into {t}T"), || be.binary_into(BinaryOp::Add, &a, &b, &mut out).unwrap()),
                 party(format!("loop {t}T"), || plain_add(&mut plain)),
-                party(format!("alloc {t}T"), || drop(black_box(be.add((&a).into(), (&b).into()).unwrap()))),
+                party(format!("alloc {t}T"), || drop(black_box(be.add(&a, &b).unwrap()))),
                 party("vec alloc 1T", || {
                     let (x, y) = (f64s(&a), f64s(&b));
                     black_box(x.iter().zip(y).map(|(x, y)| x + y).collect::<Vec<f64>>());
@@ -243,7 +241,7 @@ fn unary() {
             let mut parties: Vec<Party<'_>> = Vec::new();
             for (be, out) in backends.iter().zip(&mut outs) {
                 let t = be.num_threads();
-                parties.push(party(format!("{t}T"), move || be.unary_into(op, x.into(), out.into()).unwrap()));
+                parties.push(party(format!("{t}T"), move || be.unary_into(op, x, &mut *out).unwrap()));
             }
             if dtype == DType::F64 {
                 let f: fn(f64) -> f64 = match op {
@@ -293,7 +291,7 @@ fn permute() {
                     dst.par_chunks_mut(1 << 18).zip(src.par_chunks(1 << 18)).for_each(|(d, s)| d.copy_from_slice(s))
                 })
             }),
-            party(format!("alloc {t}T"), || drop(black_box(be.transpose((&x).into(), &[3, 2, 1, 0]).unwrap()))),
+            party(format!("alloc {t}T"), || drop(black_box(be.transpose(&x, &[3, 2, 1, 0]).unwrap()))),
         ];
         compare(&format!("permute 64MiB 3210 {t}T"), 16.0 * len as f64, &mut parties);
     }
@@ -311,9 +309,7 @@ fn gather() {
     for t in [1, 2] {
         let be = CpuBackend::with_threads(t).unwrap();
         let mut parties = vec![
-            party(format!("strata {t}T"), || {
-                drop(black_box(be.gather((&table).into(), (&indices).into(), &config).unwrap()))
-            }),
+            party(format!("strata {t}T"), || drop(black_box(be.gather(&table, &indices, &config).unwrap()))),
             party("loop 1T", || {
                 for (o, &r) in want.chunks_exact_mut(row_len).zip(&idx) {
                     o.copy_from_slice(&table_data[r as usize * row_len..(r as usize + 1) * row_len]);

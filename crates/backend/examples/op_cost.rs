@@ -47,14 +47,12 @@ fn main() {
     let x1m = f64s(1 << 20, &[1 << 20]);
     let m256 = f64s(256 * 256, &[256, 256]);
     let op = |n: usize| match case {
-        "add1" => (0..n).for_each(|_| drop(black_box(one.add((&x1).into(), (&x1).into()).unwrap()))),
-        "add1_session" => one
-            .with_session(|s| (0..n).for_each(|_| drop(black_box(s.add((&x1).into(), (&x1).into()).unwrap()))))
-            .unwrap(),
-        "matmul2" => (0..n).for_each(|_| drop(black_box(one.matmul((&m2).into(), (&m2).into()).unwrap()))),
-        "add_64k" => (0..n).for_each(|_| drop(black_box(two.add((&x64k).into(), (&x64k).into()).unwrap()))),
-        "add_1m" => (0..n).for_each(|_| drop(black_box(two.add((&x1m).into(), (&x1m).into()).unwrap()))),
-        "matmul_256" => (0..n).for_each(|_| drop(black_box(two.matmul((&m256).into(), (&m256).into()).unwrap()))),
+        "add1" => (0..n).for_each(|_| drop(black_box(one.add(&x1, &x1).unwrap()))),
+        "add1_session" => one.with_session(|s| (0..n).for_each(|_| drop(black_box(s.add(&x1, &x1).unwrap())))).unwrap(),
+        "matmul2" => (0..n).for_each(|_| drop(black_box(one.matmul(&m2, &m2).unwrap()))),
+        "add_64k" => (0..n).for_each(|_| drop(black_box(two.add(&x64k, &x64k).unwrap()))),
+        "add_1m" => (0..n).for_each(|_| drop(black_box(two.add(&x1m, &x1m).unwrap()))),
+        "matmul_256" => (0..n).for_each(|_| drop(black_box(two.matmul(&m256, &m256).unwrap()))),
         other => {
             eprintln!("unknown case {other}");
             std::process::exit(2);

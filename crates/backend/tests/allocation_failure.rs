@@ -13,8 +13,8 @@ use std::sync::atomic::Ordering;
 use capped_alloc::{CappedAllocator, REFUSED};
 use strata_backend::prelude::*;
 use strata_tensor::config::{
-    DotGeneralConfig, ElementwiseFusionPlan, FusionInstr, GatherConfig, GroupedGemmConfig, PadConfig, ScatterCombiner,
-    ScatterConfig, SliceConfig,
+    ElementwiseFusionPlan, FusionInstr, GatherConfig, GroupedGemmConfig, PadConfig, ScatterCombiner, ScatterConfig,
+    SliceConfig,
 };
 use strata_tensor::{Result, TypedView};
 
@@ -65,14 +65,14 @@ fn cases() -> Vec<Case> {
         Case {
             op: "broadcast_in_dim",
             bytes: whole,
-            run: |b, k| b.broadcast_in_dim(scalar().into(), &[n(k)], &[]).map(drop),
+            run: |b, k| b.broadcast_in_dim(&scalar(), &[n(k)], &[]).map(drop),
         },
         Case {
             op: "broadcast_multiply",
             bytes: whole,
             run: |b, k| {
                 let (r, c) = halves(k);
-                b.broadcast_multiply(broadcast(&[r]).into(), &[0], broadcast(&[c]).into(), &[1], &[r, c]).map(drop)
+                b.broadcast_multiply(broadcast(&[r]), &[0], broadcast(&[c]), &[1], &[r, c]).map(drop)
             },
         },
         Case {
@@ -80,8 +80,8 @@ fn cases() -> Vec<Case> {
             bytes: whole,
             run: |b, k| {
                 b.pad(
-                    scalar().broadcast_in_dim(&[1], &[]).unwrap().into(),
-                    scalar().into(),
+                    scalar().broadcast_in_dim(&[1], &[]).unwrap(),
+                    PadValue::Tensor(scalar().into()),
                     &PadConfig::new(vec![n(k) as i64 - 1], vec![0], vec![0]),
                 )
                 .map(drop)
@@ -96,7 +96,7 @@ fn cases() -> Vec<Case> {
                 let lead = 1usize << (k % 2);
                 let data = vec![1.0f64; lead * l];
                 let t = TypedTensor::from_vec(data, &[lead, l]).unwrap();
-                b.embed_diagonal((&t).into(), 1, 2).map(drop)
+                b.embed_diagonal(&t, 1, 2).map(drop)
             },
         },
         Case {
@@ -104,8 +104,7 @@ fn cases() -> Vec<Case> {
             bytes: whole,
             run: |b, k| {
                 let (m, c) = halves(k);
-                b.dot_general(empty(&[m, 0]).into(), empty(&[0, c]).into(), &DotGeneralConfig::matmul(), false, false)
-                    .map(drop)
+                b.dot_general(&empty(&[m, 0]), &empty(&[0, c]), &DotGeneral::matmul()).map(drop)
             },
         },
         Case {
@@ -123,29 +122,25 @@ fn cases() -> Vec<Case> {
             bytes: whole,
             run: |b, k| {
                 let (r, c) = halves(k);
-                b.transpose(broadcast(&[r, c]).into(), &[1, 0]).map(drop)
+                b.transpose(broadcast(&[r, c]), &[1, 0]).map(drop)
             },
         },
-        Case { op: "to_contiguous", bytes: whole, run: |b, k| b.to_contiguous(broadcast(&[n(k)]).into()).map(drop) },
+        Case { op: "to_contiguous", bytes: whole, run: |b, k| b.to_contiguous(broadcast(&[n(k)])).map(drop) },
         Case {
             op: "reshape",
             bytes: whole,
             run: |b, k| {
                 let (r, c) = halves(k);
-                b.reshape(broadcast(&[r, c]).into(), &[n(k)]).map(drop)
+                b.reshape(broadcast(&[r, c]), &[n(k)]).map(drop)
             },
         },
-        Case { op: "cast", bytes: |k| n(k) * 4, run: |b, k| b.cast(broadcast(&[n(k)]).into(), DType::F32).map(drop) },
-        Case {
-            op: "add",
-            bytes: whole,
-            run: |b, k| b.add(broadcast(&[n(k)]).into(), broadcast(&[n(k)]).into()).map(drop),
-        },
-        Case { op: "exp", bytes: whole, run: |b, k| b.exp(broadcast(&[n(k)]).into()).map(drop) },
+        Case { op: "cast", bytes: |k| n(k) * 4, run: |b, k| b.cast(broadcast(&[n(k)]), DType::F32).map(drop) },
+        Case { op: "add", bytes: whole, run: |b, k| b.add(broadcast(&[n(k)]), broadcast(&[n(k)])).map(drop) },
+        Case { op: "exp", bytes: whole, run: |b, k| b.exp(broadcast(&[n(k)])).map(drop) },
         Case {
             op: "compare",
             bytes: n,
-            run: |b, k| b.compare(CompareDir::Lt, broadcast(&[n(k)]).into(), broadcast(&[n(k)]).into()).map(drop),
+            run: |b, k| b.compare(CompareDir::Lt, broadcast(&[n(k)]), broadcast(&[n(k)])).map(drop),
         },
         Case {
             op: "select",
@@ -154,30 +149,22 @@ fn cases() -> Vec<Case> {
                 let pred = TypedTensor::from_vec(vec![true], &[1]).unwrap();
                 let p = TypedView::new(pred.data(), &[n(k)], &[0], 0).unwrap();
                 // The predicate view borrows a local: run the op here.
-                b.select(p.into(), broadcast(&[n(k)]).into(), broadcast(&[n(k)]).into()).map(drop)
+                b.select(p, broadcast(&[n(k)]), broadcast(&[n(k)])).map(drop)
             },
         },
-        Case {
-            op: "clamp",
-            bytes: whole,
-            run: |b, k| b.clamp(scalar().into(), broadcast(&[n(k)]).into(), scalar().into()).map(drop),
-        },
+        Case { op: "clamp", bytes: whole, run: |b, k| b.clamp(scalar(), broadcast(&[n(k)]), scalar()).map(drop) },
         Case {
             op: "reduce_sum",
             bytes: whole,
-            run: |b, k| b.reduce(ReduceOp::Sum, broadcast(&[n(k), 2]).into(), &[1]).map(drop),
+            run: |b, k| b.reduce(ReduceOp::Sum, broadcast(&[n(k), 2]), &[1]).map(drop),
         },
-        Case {
-            op: "reduce_max",
-            bytes: whole,
-            run: |b, k| b.reduce(ReduceOp::Max, empty(&[n(k), 0]).into(), &[1]).map(drop),
-        },
+        Case { op: "reduce_max", bytes: whole, run: |b, k| b.reduce(ReduceOp::Max, empty(&[n(k), 0]), &[1]).map(drop) },
         Case {
             op: "gather",
             bytes: whole,
             run: |b, k| {
                 let idx = TypedView::new(&ZERO_INDEX[..], &[n(k), 1], &[0, 0], 0).unwrap();
-                b.gather(broadcast(&[4, 1]).into(), idx.into(), &GatherConfig::rows(2, 1)).map(drop)
+                b.gather(broadcast(&[4, 1]), idx, &GatherConfig::rows(2, 1)).map(drop)
             },
         },
         Case {
@@ -186,39 +173,37 @@ fn cases() -> Vec<Case> {
             run: |b, k| {
                 let idx = TypedView::new(&ZERO_INDEX[..], &[1, 1], &[0, 0], 0).unwrap();
                 let cfg = ScatterConfig::rows(2, ScatterCombiner::Add);
-                b.scatter(broadcast(&[n(k), 1]).into(), idx.into(), broadcast(&[1, 1]).into(), &cfg).map(drop)
+                b.scatter(broadcast(&[n(k), 1]), idx, broadcast(&[1, 1]), &cfg).map(drop)
             },
         },
         Case {
             op: "slice",
             bytes: whole,
-            run: |b, k| {
-                b.slice(broadcast(&[n(k) + 3]).into(), &SliceConfig::new(vec![1], vec![n(k) + 1], vec![1])).map(drop)
-            },
+            run: |b, k| b.slice(broadcast(&[n(k) + 3]), &SliceConfig::new(vec![1], vec![n(k) + 1], vec![1])).map(drop),
         },
         Case {
             op: "dynamic_slice",
             bytes: whole,
-            run: |b, k| b.dynamic_slice(broadcast(&[n(k) + 3]).into(), &[2], &[n(k)]).map(drop),
+            run: |b, k| b.dynamic_slice(broadcast(&[n(k) + 3]), &[2], &[n(k)]).map(drop),
         },
         Case {
             op: "dynamic_update_slice",
             bytes: whole,
-            run: |b, k| b.dynamic_update_slice(broadcast(&[n(k)]).into(), broadcast(&[1]).into(), &[0]).map(drop),
+            run: |b, k| b.dynamic_update_slice(broadcast(&[n(k)]), broadcast(&[1]), &[0]).map(drop),
         },
         Case {
             op: "concatenate",
             bytes: whole,
-            run: |b, k| b.concatenate(&[broadcast(&[n(k) / 2]).into(), broadcast(&[n(k) / 2]).into()], 0).map(drop),
+            run: |b, k| b.concatenate(&[broadcast(&[n(k) / 2]), broadcast(&[n(k) / 2])], 0).map(drop),
         },
-        Case { op: "reverse", bytes: whole, run: |b, k| b.reverse(broadcast(&[n(k)]).into(), &[0]).map(drop) },
+        Case { op: "reverse", bytes: whole, run: |b, k| b.reverse(broadcast(&[n(k)]), &[0]).map(drop) },
         Case {
             op: "extract_diagonal",
             bytes: whole,
             run: |b, k| {
                 // [R, L, L] -> [R, L] with R * L = 2^k.
                 let (l, r) = halves(k);
-                b.extract_diagonal(broadcast(&[r, l, l]).into(), 1, 2).map(drop)
+                b.extract_diagonal(broadcast(&[r, l, l]), 1, 2).map(drop)
             },
         },
         Case {
@@ -226,7 +211,7 @@ fn cases() -> Vec<Case> {
             bytes: whole,
             run: |b, k| {
                 let (r, c) = halves(k);
-                b.tril(broadcast(&[r, c]).into(), 0).map(drop)
+                b.tril(broadcast(&[r, c]), 0).map(drop)
             },
         },
         Case {
@@ -237,7 +222,7 @@ fn cases() -> Vec<Case> {
                 let x = plan.push(FusionInstr::Input(0));
                 let y = plan.push(FusionInstr::Binary(BinaryOp::Mul, x, x));
                 plan.add_output(y);
-                b.execute_fusion(&plan, &[broadcast(&[n(k)]).into()]).map(drop)
+                b.execute_fusion(&plan, &[broadcast(&[n(k)])]).map(drop)
             },
         },
     ]
@@ -264,6 +249,6 @@ fn every_op_reports_a_failed_allocation_with_its_name_and_the_bytes() {
     }
     // After all that the backend still works.
     let t = TypedTensor::from_vec(vec![1.0f64, 2.0], &[2]).unwrap();
-    let sum = backend.add((&t).into(), (&t).into()).unwrap();
+    let sum = backend.add(&t, &t).unwrap();
     assert_eq!(sum.as_typed::<f64>().unwrap().data(), &[2.0, 4.0]);
 }

@@ -9,8 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use strata_backend::prelude::*;
 use strata_engine::{
     AffinityClaim, CpuDomainExecutor, CpuDomainId, CpuPlacement, ExecutorCapabilities, ExternalCpuDomain,
-    ReentrancyBehaviour,
-    ShutdownOwner,
+    ReentrancyBehaviour, ShutdownOwner,
 };
 
 /// Runs every fork-join on the calling thread, counting them, while claiming two workers.

@@ -148,7 +148,7 @@ fn dropped_results_return_to_the_pool_and_may_outlive_the_backend() {
     let y = tensor((0..n).map(|i| 0.5 * i as f64).collect(), &[n]);
     b.reset_buffer_pool();
     for _ in 0..20 {
-        let c = b.add((&x).into(), (&y).into()).unwrap();
+        let c = b.add(&x, &y).unwrap();
         let c = c.as_typed::<f64>().unwrap();
         assert!(c.data().iter().enumerate().all(|(i, &v)| v == 1.5 * i as f64));
     }
@@ -156,7 +156,7 @@ fn dropped_results_return_to_the_pool_and_may_outlive_the_backend() {
     assert_eq!((s.misses, s.hits, s.returned_on_drop), (1, 19, 20));
     assert!(s.retained_bytes <= s.cap_bytes);
     // A result may outlive its backend: it still reads, and dropping it frees it.
-    let kept = b.add((&x).into(), (&y).into()).unwrap();
+    let kept = b.add(&x, &y).unwrap();
     drop(b);
     assert_eq!(kept.as_typed::<f64>().unwrap().data()[n - 1], 1.5 * (n - 1) as f64);
     drop(kept);

@@ -147,28 +147,29 @@ fn operands() -> Operands {
 
 fn routes() -> Vec<Route> {
     vec![
-        Route { op: "add", run: |b, x| b.add((&x.long_a).into(), (&x.long_b).into()).map(drop) },
+        Route { op: "add", run: |b, x| b.add(&x.long_a, &x.long_b).map(drop) },
         Route {
             op: "add",
             run: |b, x| {
                 let mut out = zeros(&[1 << 18]);
-                b.binary_into(BinaryOp::Add, (&x.long_a).into(), (&x.long_b).into(), (&mut out).into())
+                b.binary_into(BinaryOp::Add, &x.long_a, &x.long_b, &mut out)
             },
         },
         Route {
             op: "exp",
             run: |b, x| {
                 let mut out = zeros(&[1 << 18]);
-                b.unary_into(UnaryOp::Exp, (&x.long_a).into(), (&mut out).into())
+                b.unary_into(UnaryOp::Exp, &x.long_a, &mut out)
             },
         },
-        Route { op: "dot_general", run: |b, x| b.matmul((&x.mat_a).into(), (&x.mat_b).into()).map(drop) },
+        Route { op: "dot_general", run: |b, x| b.matmul(&x.mat_a, &x.mat_b).map(drop) },
         Route {
             op: "dot_general_into",
             run: |b, x| {
                 let mut out = zeros(&[256, 256]);
                 let one = c64::new(1.0, 0.0);
-                b.dot_general_into(
+                ContractionOps::dot_general_into(
+                    b,
                     (&x.mat_a).into(),
                     (&x.mat_b).into(),
                     &DotGeneralConfig::matmul(),
@@ -187,7 +188,8 @@ fn routes() -> Vec<Route> {
                 let mut out = zeros(&[8, 96, 96]);
                 let one = c64::new(1.0, 0.0);
                 let cfg = DotGeneralConfig::new(vec![0], vec![0], vec![2], vec![1]);
-                b.dot_general_into(
+                ContractionOps::dot_general_into(
+                    b,
                     (&x.batch_a).into(),
                     (&x.batch_b).into(),
                     &cfg,
@@ -207,57 +209,46 @@ fn routes() -> Vec<Route> {
                 b.grouped_gemm(&lhs, &rhs, &GroupedGemmConfig::default()).map(drop)
             },
         },
-        Route { op: "transpose", run: |b, x| b.transpose((&x.square).into(), &[1, 0]).map(drop) },
+        Route { op: "transpose", run: |b, x| b.transpose(&x.square, &[1, 0]).map(drop) },
         Route {
             op: "copy_into",
             run: |b, x| {
                 let mut out = vec![0.0f64; 512 * 512];
                 let view = strata_tensor::TypedViewMut::new(&mut out, &[512, 512], &[1, 512], 0)?;
-                b.copy_into((&x.square).into(), view.into())
+                b.copy_into(&x.square, view)
             },
         },
-        Route {
-            op: "execute_fusion",
-            run: |b, x| b.execute_fusion(&x.fusion, &[(&x.long_a).into(), (&x.long_b).into()]).map(drop),
-        },
+        Route { op: "execute_fusion", run: |b, x| b.execute_fusion(&x.fusion, &[&x.long_a, &x.long_b]).map(drop) },
         Route {
             op: "broadcast_multiply",
-            run: |b, x| b.broadcast_multiply((&x.row).into(), &[0], (&x.row).into(), &[1], &[512, 512]).map(drop),
+            run: |b, x| b.broadcast_multiply(&x.row, &[0], &x.row, &[1], &[512, 512]).map(drop),
         },
-        Route { op: "reduce_sum", run: |b, x| b.sum((&x.long_a).into(), &[0]).map(drop) },
+        Route { op: "reduce_sum", run: |b, x| b.sum(&x.long_a, &[0]).map(drop) },
         Route {
             op: "reduce_sum",
             run: |b, x| {
                 let mut out = zeros(&[512]);
-                b.reduce_into(ReduceOp::Sum, (&x.square).into(), &[1], (&mut out).into())
+                b.reduce_into(ReduceOp::Sum, &x.square, &[1], &mut out)
             },
         },
-        Route { op: "norm_squared", run: |b, x| b.norm_squared((&x.long_a).into()).map(drop) },
-        Route {
-            op: "gather",
-            run: |b, x| b.gather((&x.square).into(), (&x.rows_index).into(), &GatherConfig::rows(2, 512)).map(drop),
-        },
+        Route { op: "norm_squared", run: |b, x| b.norm_squared(&x.long_a).map(drop) },
+        Route { op: "gather", run: |b, x| b.gather(&x.square, &x.rows_index, &GatherConfig::rows(2, 512)).map(drop) },
         Route {
             op: "pad",
-            run: |b, x| {
-                b.pad((&x.square).into(), (&x.zero).into(), &PadConfig::new(vec![1, 1], vec![1, 1], vec![0, 1]))
-                    .map(drop)
-            },
+            run: |b, x| b.pad(&x.square, &x.zero, &PadConfig::new(vec![1, 1], vec![1, 1], vec![0, 1])).map(drop),
         },
         Route {
             op: "slice",
-            run: |b, x| {
-                b.slice((&x.square).into(), &SliceConfig::new(vec![0, 0], vec![512, 512], vec![1, 2])).map(drop)
-            },
+            run: |b, x| b.slice(&x.square, &SliceConfig::new(vec![0, 0], vec![512, 512], vec![1, 2])).map(drop),
         },
-        Route { op: "reverse", run: |b, x| b.reverse((&x.square).into(), &[0, 1]).map(drop) },
-        Route { op: "concatenate", run: |b, x| b.concatenate(&[(&x.square).into(), (&x.square).into()], 0).map(drop) },
-        Route { op: "broadcast_in_dim", run: |b, x| b.broadcast_in_dim((&x.row).into(), &[512, 512], &[1]).map(drop) },
+        Route { op: "reverse", run: |b, x| b.reverse(&x.square, &[0, 1]).map(drop) },
+        Route { op: "concatenate", run: |b, x| b.concatenate(&[&x.square, &x.square], 0).map(drop) },
+        Route { op: "broadcast_in_dim", run: |b, x| b.broadcast_in_dim(&x.row, &[512, 512], &[1]).map(drop) },
         Route {
             op: "cast",
             run: |b, x| {
                 let mut out: Tensor = TypedTensor::from_vec(vec![0.0f32; 512 * 512], &[512, 512]).unwrap().into();
-                b.cast_into((&x.square).into(), (&mut out).into())
+                b.cast_into(&x.square, &mut out)
             },
         },
     ]
@@ -328,6 +319,6 @@ fn every_fault_on_every_route_is_a_typed_error_naming_the_executor_and_the_op() 
         }
         // The same backend still serves work that never reaches its executor.
         let small = f64_tensor(&[8], 9);
-        assert!(backend.add((&small).into(), (&small).into()).is_ok(), "{fault:?}: inline work");
+        assert!(backend.add(&small, &small).is_ok(), "{fault:?}: inline work");
     }
 }

@@ -115,18 +115,15 @@ fn routes() -> Vec<Route> {
         Route { name, small: false, provider: false, run }
     }
     vec![
-        Route { small: true, ..r("small unary (inline under Auto)", |b, x| b.exp((&x.small).into()).map(keep)) },
-        r("elementwise fork-join", |b, x| b.add((&x.long_a).into(), (&x.long_b).into()).map(keep)),
-        r("analytic", |b, x| b.tanh((&x.long_a).into()).map(keep)),
-        Route {
-            provider: true,
-            ..r("provider single GEMM", |b, x| b.matmul((&x.mat_a).into(), (&x.mat_b).into()).map(keep))
-        },
+        Route { small: true, ..r("small unary (inline under Auto)", |b, x| b.exp(&x.small).map(keep)) },
+        r("elementwise fork-join", |b, x| b.add(&x.long_a, &x.long_b).map(keep)),
+        r("analytic", |b, x| b.tanh(&x.long_a).map(keep)),
+        Route { provider: true, ..r("provider single GEMM", |b, x| b.matmul(&x.mat_a, &x.mat_b).map(keep)) },
         Route {
             provider: true,
             ..r("provider batched", |b, x| {
                 let cfg = DotGeneralConfig::new(vec![0], vec![0], vec![2], vec![1]);
-                b.dot_general((&x.batch_a).into(), (&x.batch_b).into(), &cfg, false, false).map(keep)
+                ContractionOps::dot_general(b, (&x.batch_a).into(), (&x.batch_b).into(), &cfg, false, false).map(keep)
             })
         },
         Route {
@@ -137,27 +134,19 @@ fn routes() -> Vec<Route> {
                 b.grouped_gemm(&lhs, &rhs, &GroupedGemmConfig::default()).map(keep)
             })
         },
-        r("permutation tiles", |b, x| b.transpose((&x.square).into(), &[1, 0]).map(keep)),
-        r("fusion", |b, x| b.execute_fusion(&x.fusion, &[(&x.long_a).into(), (&x.long_b).into()]).map(keep)),
-        r("broadcast multiply", |b, x| {
-            b.broadcast_multiply((&x.row).into(), &[0], (&x.row).into(), &[1], &[1024, 1024]).map(keep)
-        }),
-        r("reduction over one axis", |b, x| b.sum((&x.square).into(), &[1]).map(keep)),
-        r("reduction over all", |b, x| b.sum((&x.long_a).into(), &[0]).map(keep)),
-        r("norm squared", |b, x| b.norm_squared((&x.long_a).into()).map(keep)),
-        r("gather", |b, x| {
-            b.gather((&x.square).into(), (&x.rows_index).into(), &GatherConfig::rows(2, 1024)).map(keep)
-        }),
-        r("pad", |b, x| {
-            b.pad((&x.square).into(), (&x.zero).into(), &PadConfig::new(vec![3, 1], vec![1, 2], vec![0, 1])).map(keep)
-        }),
-        r("slice", |b, x| {
-            b.slice((&x.square).into(), &SliceConfig::new(vec![1, 0], vec![1024, 1024], vec![1, 2])).map(keep)
-        }),
-        r("reverse", |b, x| b.reverse((&x.square).into(), &[0, 1]).map(keep)),
-        r("concatenate", |b, x| b.concatenate(&[(&x.square).into(), (&x.square).into()], 1).map(keep)),
-        r("broadcast_in_dim", |b, x| b.broadcast_in_dim((&x.row).into(), &[1024, 1024], &[1]).map(keep)),
-        r("cast", |b, x| b.cast((&x.square).into(), DType::F32).map(keep)),
+        r("permutation tiles", |b, x| b.transpose(&x.square, &[1, 0]).map(keep)),
+        r("fusion", |b, x| b.execute_fusion(&x.fusion, &[&x.long_a, &x.long_b]).map(keep)),
+        r("broadcast multiply", |b, x| b.broadcast_multiply(&x.row, &[0], &x.row, &[1], &[1024, 1024]).map(keep)),
+        r("reduction over one axis", |b, x| b.sum(&x.square, &[1]).map(keep)),
+        r("reduction over all", |b, x| b.sum(&x.long_a, &[0]).map(keep)),
+        r("norm squared", |b, x| b.norm_squared(&x.long_a).map(keep)),
+        r("gather", |b, x| b.gather(&x.square, &x.rows_index, &GatherConfig::rows(2, 1024)).map(keep)),
+        r("pad", |b, x| b.pad(&x.square, &x.zero, &PadConfig::new(vec![3, 1], vec![1, 2], vec![0, 1])).map(keep)),
+        r("slice", |b, x| b.slice(&x.square, &SliceConfig::new(vec![1, 0], vec![1024, 1024], vec![1, 2])).map(keep)),
+        r("reverse", |b, x| b.reverse(&x.square, &[0, 1]).map(keep)),
+        r("concatenate", |b, x| b.concatenate(&[&x.square, &x.square], 1).map(keep)),
+        r("broadcast_in_dim", |b, x| b.broadcast_in_dim(&x.row, &[1024, 1024], &[1]).map(keep)),
+        r("cast", |b, x| b.cast(&x.square, DType::F32).map(keep)),
     ]
 }
 
@@ -416,14 +405,14 @@ fn two_callers_on_disjoint_single_cpu_domains_share_no_thread() {
         .collect();
     let a = f64_tensor(&[512, 512], 31);
     let b = f64_tensor(&[512, 512], 32);
-    let want = backend.matmul((&a).into(), (&b).into()).unwrap();
+    let want = backend.matmul(&a, &b).unwrap();
     let callers: Vec<ThreadId> = std::thread::scope(|s| {
         let joins: Vec<_> = handles
             .iter()
             .map(|(handle, _, _)| {
                 s.spawn(|| {
                     for _ in 0..6 {
-                        let c = handle.matmul((&a).into(), (&b).into()).unwrap();
+                        let c = handle.matmul(&a, &b).unwrap();
                         assert_eq!(c.as_typed::<f64>().unwrap().data(), want.as_typed::<f64>().unwrap().data());
                     }
                     std::thread::current().id()

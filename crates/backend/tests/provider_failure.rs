@@ -107,18 +107,18 @@ fn a_provider_failing_mid_gemm_reports_the_destination_clobbered() {
         let backend = backend_with(failure);
         let sentinel = -1234.5;
         let mut dest = f64_tensor(&[96, 80], |_| sentinel);
-        let err = backend
-            .dot_general_into(
-                (&a).into(),
-                (&b).into(),
-                &DotGeneralConfig::matmul(),
-                false,
-                false,
-                one,
-                c64::new(0.0, 0.0),
-                (&mut dest).into(),
-            )
-            .unwrap_err();
+        let err = ContractionOps::dot_general_into(
+            &backend,
+            (&a).into(),
+            (&b).into(),
+            &DotGeneralConfig::matmul(),
+            false,
+            false,
+            one,
+            c64::new(0.0, 0.0),
+            (&mut dest).into(),
+        )
+        .unwrap_err();
         assert_eq!(err.op(), "dot_general_into", "{failure:?}: {err}");
         assert_eq!(err.kind(), ErrorKind::BackendFailure, "{failure:?}: {err}");
         assert!(err.destination_clobbered(), "{failure:?}: {err}");
@@ -131,7 +131,7 @@ fn a_provider_failing_mid_gemm_reports_the_destination_clobbered() {
         assert_eq!(&got[..48 * 80], &want[..48 * 80], "{failure:?}");
         assert!(got[48 * 80..].iter().all(|&x| x == sentinel), "{failure:?}");
         // And the backend stays usable.
-        let ok = CpuBackend::with_threads(1).unwrap().matmul((&a).into(), (&b).into()).unwrap();
+        let ok = CpuBackend::with_threads(1).unwrap().matmul(&a, &b).unwrap();
         assert_eq!(ok.as_typed::<f64>().unwrap().data(), &want[..]);
     }
 }
@@ -146,7 +146,17 @@ fn a_failure_on_a_later_batch_item_reports_the_earlier_items_written() {
     let before = f64_tensor(&[3, 48, 56], |i| i as f64);
     let mut dest = before.clone();
     let one = c64::new(1.0, 0.0);
-    let result = backend.dot_general_into((&a).into(), (&b).into(), &cfg, false, false, one, one, (&mut dest).into());
+    let result = ContractionOps::dot_general_into(
+        &backend,
+        (&a).into(),
+        (&b).into(),
+        &cfg,
+        false,
+        false,
+        one,
+        one,
+        (&mut dest).into(),
+    );
     let err = result.unwrap_err();
     assert!(err.destination_clobbered() && err.op() == "dot_general_into", "{err}");
     let item = 48 * 56;
@@ -154,8 +164,17 @@ fn a_failure_on_a_later_batch_item_reports_the_earlier_items_written() {
     assert_eq!(&dest.data()[item..], &before.data()[item..], "items 1 and 2 untouched");
     // Errors before any write (validation) never claim a clobbered destination.
     let wrong = DotGeneralConfig::new(vec![0], vec![0], vec![1], vec![1]);
-    let err = backend
-        .dot_general_into((&a).into(), (&b).into(), &wrong, false, false, one, one, (&mut dest).into())
-        .unwrap_err();
+    let err = ContractionOps::dot_general_into(
+        &backend,
+        (&a).into(),
+        (&b).into(),
+        &wrong,
+        false,
+        false,
+        one,
+        one,
+        (&mut dest).into(),
+    )
+    .unwrap_err();
     assert!(!err.destination_clobbered(), "{err}");
 }

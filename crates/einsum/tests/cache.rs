@@ -105,8 +105,8 @@ fn large_expressions_run_in_one_session_on_two_threads() {
     let n = 192;
     let (a, b, c) = (matrix(n, n, 1), matrix(n, n, 2), matrix(n, n, 3));
     let got = backend.einsum("ij,jk,kl->il", &[(&a).into(), (&b).into(), (&c).into()]).unwrap();
-    let ab = backend.matmul((&a).into(), (&b).into()).unwrap();
-    let want = backend.matmul((&ab).into(), (&c).into()).unwrap();
+    let ab = backend.matmul(&a, &b).unwrap();
+    let want = backend.matmul(&ab, &c).unwrap();
     // Small integers: every order of summation is exact.
     assert_eq!(got.as_typed::<f64>().unwrap().data(), want.as_typed::<f64>().unwrap().data());
     // Re-entry from inside the backend's own execution is refused, not a deadlock.

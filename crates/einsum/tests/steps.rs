@@ -152,7 +152,7 @@ impl ContractionOps for Logged {
         conj_rhs: bool,
     ) -> Result<Tensor> {
         self.note("dot_general");
-        self.inner.dot_general(lhs, rhs, config, conj_lhs, conj_rhs)
+        ContractionOps::dot_general(&self.inner, lhs, rhs, config, conj_lhs, conj_rhs)
     }
     fn dot_general_into(
         &self,
@@ -166,7 +166,7 @@ impl ContractionOps for Logged {
         out: TensorWrite<'_>,
     ) -> Result<()> {
         self.note("dot_general_into");
-        self.inner.dot_general_into(lhs, rhs, config, conj_lhs, conj_rhs, alpha, beta, out)
+        ContractionOps::dot_general_into(&self.inner, lhs, rhs, config, conj_lhs, conj_rhs, alpha, beta, out)
     }
     fn grouped_gemm(
         &self,

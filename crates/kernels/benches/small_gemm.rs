@@ -138,7 +138,14 @@ fn case<T: Peer>(b: usize, m: usize, k: usize, n: usize, reps: usize, cpu: bool)
             for i in 0..b {
                 // SAFETY: as above.
                 unsafe {
-                    T::nano(m, n, k, (po as *mut T).add(i * m * n), ad.as_ptr().add(i * m * k), bd.as_ptr().add(i * k * n))
+                    T::nano(
+                        m,
+                        n,
+                        k,
+                        (po as *mut T).add(i * m * n),
+                        ad.as_ptr().add(i * m * k),
+                        bd.as_ptr().add(i * k * n),
+                    )
                 }
             }
         }),

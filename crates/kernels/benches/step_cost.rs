@@ -68,8 +68,17 @@ fn main() {
         let out_shape = cfg.output_shape(&ls, &rs).unwrap();
         let mut out = Tensor::zeros(strata_tensor::DType::F64, &out_shape).unwrap();
         let fresh = || {
-            let t = dot_general(&ctx, black_box(&a).into(), (&b).into(), &cfg, false, false, &FaerGemmProvider, Some(&cache))
-                .unwrap();
+            let t = dot_general(
+                &ctx,
+                black_box(&a).into(),
+                (&b).into(),
+                &cfg,
+                false,
+                false,
+                &FaerGemmProvider,
+                Some(&cache),
+            )
+            .unwrap();
             pool.recycle_tensor(t);
         };
         let mut into = || {

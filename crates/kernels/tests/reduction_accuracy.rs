@@ -412,7 +412,8 @@ fn lax_min<T: Float>(a: T, b: T) -> T {
 fn check_float_extremes<T: Float>(n: usize, seed: u64) {
     let mut xs: Vec<T> = (0..n).map(|i| family_value::<T>(Family::Spread, seed, i)).collect();
     // Zeros of both signs where the extremes are zero.
-    let zeros: Vec<T> = (0..n).map(|i| T::of(if mix(seed ^ i as u64).is_multiple_of(2) { 0.0 } else { -0.0 })).collect();
+    let zeros: Vec<T> =
+        (0..n).map(|i| T::of(if mix(seed ^ i as u64).is_multiple_of(2) { 0.0 } else { -0.0 })).collect();
     for values in [&xs, &zeros] {
         let max: T = reduce_everywhere(ReduceOp::Max, values);
         let min: T = reduce_everywhere(ReduceOp::Min, values);

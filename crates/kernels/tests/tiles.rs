@@ -285,8 +285,8 @@ fn check_dtype<T: Value>(seed: u64) {
                     dest.data.iter_mut().for_each(|x| *x = T::make(c64::new(f64::NAN, f64::NAN)));
                 }
                 let before = dest.data.clone();
-                let view = TypedViewMut::new(&mut dest.data, &template.shape, &template.strides, template.offset)
-                    .unwrap();
+                let view =
+                    TypedViewMut::new(&mut dest.data, &template.shape, &template.strides, template.offset).unwrap();
                 dot_general_into(
                     ctx,
                     lhs.view().into(),

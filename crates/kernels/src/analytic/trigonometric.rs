@@ -192,7 +192,7 @@ macro_rules! reduced_trig {
 
                 #[inline(always)]
                 fn outside_f32(x: f32) -> bool {
-                    !(x.abs() <= MAX_REDUCED_F32)
+                    x.abs() > MAX_REDUCED_F32 || x.is_nan()
                 }
             }
         )*

@@ -56,9 +56,9 @@ impl PlanKey {
         }
         // A multiply-rotate hash of the words (no quality needed beyond spreading keys over
         // the map: equality still compares every word).
-        let fingerprint = words.iter().fold(0x243F_6A88_85A3_08D3u64, |h, &w| {
-            (h ^ w as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)
-        });
+        let fingerprint = words
+            .iter()
+            .fold(0x243F_6A88_85A3_08D3u64, |h, &w| (h ^ w as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29));
         PlanKey { words, fingerprint }
     }
 

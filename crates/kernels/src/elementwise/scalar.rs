@@ -11,7 +11,7 @@ use strata_tensor::config::UnaryOp;
 use strata_tensor::{Scalar, c32, c64};
 
 use crate::analytic::{
-    self, CoreFloat,
+    self,
     complex::{self, WideComplex},
     exponential::{Exp, Expm1, Tanh},
     logarithm::{Log, Log1p},
@@ -242,7 +242,7 @@ macro_rules! impl_float {
             fn rsqrt(x: Self) -> Self {
                 // f32 divides in f64 and rounds once (correctly rounded but for rare double
                 // roundings); f64 is within one ulp.
-                <$t as CoreFloat>::narrow(1.0 / <$t as CoreFloat>::widen(x).sqrt())
+                (1.0 / f64::from(x).sqrt()) as $t
             }
             #[inline(always)]
             fn expm1(x: Self) -> Self {

@@ -401,6 +401,9 @@ const fn fits(nv: usize, nb: usize, complex: bool, accumulators: usize) -> bool 
 /// `x`, `y` and `c` point at the item's X, Y and C (C with unit stride along i), every
 /// element of which is in bounds with the offsets and strides in `l` and `g`, and C's
 /// elements are this call's alone.
+// The item's operands, layout and epilogue are separate borrows on purpose: bundling them
+// into a struct measured no different but hid which pointer each stride belongs to.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn tiles<S: Lanes, T: MicroScalar<Part = S::R>>(
     s: S,
