@@ -65,7 +65,7 @@ fn cases() -> Vec<Case> {
         Case {
             op: "broadcast_in_dim",
             bytes: whole,
-            run: |b, k| b.broadcast_in_dim(&scalar(), &[n(k)], &[]).map(drop),
+            run: |b, k| b.broadcast_in_dim(scalar(), &[n(k)], &[]).map(drop),
         },
         Case {
             op: "broadcast_multiply",
@@ -104,7 +104,7 @@ fn cases() -> Vec<Case> {
             bytes: whole,
             run: |b, k| {
                 let (m, c) = halves(k);
-                b.dot_general(&empty(&[m, 0]), &empty(&[0, c]), &DotGeneral::matmul()).map(drop)
+                b.dot_general(empty(&[m, 0]), empty(&[0, c]), &DotGeneral::matmul()).map(drop)
             },
         },
         Case {
