@@ -62,11 +62,7 @@ fn halves(k: u32) -> (usize, usize) {
 fn cases() -> Vec<Case> {
     let whole: fn(u32) -> usize = |k| n(k) * 8;
     vec![
-        Case {
-            op: "broadcast_in_dim",
-            bytes: whole,
-            run: |b, k| b.broadcast_in_dim(scalar(), &[n(k)], &[]).map(drop),
-        },
+        Case { op: "broadcast_in_dim", bytes: whole, run: |b, k| b.broadcast_in_dim(scalar(), &[n(k)], &[]).map(drop) },
         Case {
             op: "broadcast_multiply",
             bytes: whole,

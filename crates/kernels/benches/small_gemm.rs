@@ -19,6 +19,9 @@ use strata_provider::FaerGemmProvider;
 use strata_tensor::config::DotGeneralConfig;
 use strata_tensor::{Scalar, TypedTensor, c32, c64};
 
+/// One timed party: its name and the call it makes.
+type Party<'a> = (&'a str, Box<dyn FnMut() + 'a>);
+
 fn clock(cpu: bool) -> f64 {
     if cpu {
         let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
@@ -93,7 +96,7 @@ fn case<T: Peer>(b: usize, m: usize, k: usize, n: usize, reps: usize, cpu: bool)
     // Repeat each call to about a millisecond of work.
     let flops = (b * m * n * k) as f64 * T::FLOPS_PER_MAC;
     let inner = ((1e-3 * 30e9 / flops) as usize).max(1);
-    let mut parties: Vec<(&str, Box<dyn FnMut()>)> = Vec::new();
+    let mut parties: Vec<Party<'_>> = Vec::new();
     let out_ref = &mut out;
     let (a_ref, b_ref) = (&a, &bb);
     parties.push((
