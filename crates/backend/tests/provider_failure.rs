@@ -138,12 +138,14 @@ fn a_provider_failing_mid_gemm_reports_the_destination_clobbered() {
 
 #[test]
 fn a_failure_on_a_later_batch_item_reports_the_earlier_items_written() {
-    // Batched: item 0 is computed, then the provider fails; beta = 1 accumulates.
-    let a = f64_tensor(&[3, 48, 40], |i| (i % 3) as f64);
-    let b = f64_tensor(&[3, 40, 56], |i| (i % 4) as f64 - 1.0);
+    // Batched: item 0 is computed, then the provider fails; beta = 1 accumulates. Items
+    // of 96x80x112 multiply-adds are above the register-tile engine's size, so the
+    // provider runs them.
+    let a = f64_tensor(&[3, 96, 80], |i| (i % 3) as f64);
+    let b = f64_tensor(&[3, 80, 112], |i| (i % 4) as f64 - 1.0);
     let cfg = DotGeneralConfig::new(vec![0], vec![0], vec![2], vec![1]);
     let backend = backend_with(Failure::ErrorAfterItems(1));
-    let before = f64_tensor(&[3, 48, 56], |i| i as f64);
+    let before = f64_tensor(&[3, 96, 112], |i| i as f64);
     let mut dest = before.clone();
     let one = c64::new(1.0, 0.0);
     let result = ContractionOps::dot_general_into(
@@ -159,7 +161,7 @@ fn a_failure_on_a_later_batch_item_reports_the_earlier_items_written() {
     );
     let err = result.unwrap_err();
     assert!(err.destination_clobbered() && err.op() == "dot_general_into", "{err}");
-    let item = 48 * 56;
+    let item = 96 * 112;
     assert_ne!(&dest.data()[..item], &before.data()[..item], "item 0 was accumulated");
     assert_eq!(&dest.data()[item..], &before.data()[item..], "items 1 and 2 untouched");
     // Errors before any write (validation) never claim a clobbered destination.
