@@ -196,13 +196,16 @@ op_methods! {
         ElementwiseOps::neg(self, x.into())
     }
 
-    /// Complex conjugate (identity on real dtypes).
+    /// Complex conjugate. As in lax, a real float input gives the complex dtype of its width
+    /// (zero imaginary parts); integers and bool are `Unsupported`.
     ///
     /// ```
     /// use strata_backend::prelude::*;
     /// let backend = CpuBackend::new()?;
+    /// let z = TypedTensor::from_vec(vec![c64::new(1.0, 2.0)], &[1])?;
+    /// assert_eq!(backend.conj(&z)?.to_vec::<c64>()?, [c64::new(1.0, -2.0)]);
     /// let x = TypedTensor::from_vec(vec![1.0, 2.0, 4.0], &[3])?;
-    /// assert_eq!(backend.conj(&x)?.to_vec::<f64>()?, [1.0, 2.0, 4.0]);
+    /// assert_eq!(backend.conj(&x)?.dtype(), DType::C64);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     fn conj(&self, x: impl Into<TensorRead<'a>>) -> Result<Tensor> {

@@ -114,7 +114,13 @@ fn bounds(op: UnaryOp, dtype: DType) -> (f64, f64) {
     let complex = dtype.is_complex();
     let narrow = matches!(dtype, DType::F32 | DType::C32);
     if narrow {
-        // Computed in f64 and rounded once: half an ulp, plus the f64 error scaled down.
+        // Real float32 tanh has a native f32 core (16 lanes per AVX-512 register): within
+        // 2 ulps like the f64 one. Everything else is computed in f64 and rounded once, or
+        // by a native core that the references find correctly rounded: half an ulp, plus
+        // the f64 error scaled down.
+        if op == UnaryOp::Tanh && !complex {
+            return (2.0, 2.0);
+        }
         return (0.51, 0.51);
     }
     match (op, complex) {
