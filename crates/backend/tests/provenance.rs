@@ -66,6 +66,8 @@ struct Inputs {
     mat_b: Tensor,
     batch_a: Tensor,
     batch_b: Tensor,
+    tiles_a: Tensor,
+    tiles_b: Tensor,
     grouped: Vec<(Tensor, Tensor)>,
     square: Tensor,
     row: Tensor,
@@ -91,6 +93,9 @@ impl Inputs {
             mat_b: f64_tensor(&[384, 384], 5),
             batch_a: f64_tensor(&[8, 128, 128], 6),
             batch_b: f64_tensor(&[8, 128, 128], 7),
+            // 512 items of 16x16x16: the register-tile engine's batched route.
+            tiles_a: f64_tensor(&[512, 16, 16], 12),
+            tiles_b: f64_tensor(&[512, 16, 16], 13),
             grouped: (0..6).map(|j| (f64_tensor(&[160, 160], 10 + j), f64_tensor(&[160, 160], 20 + j))).collect(),
             square: f64_tensor(&[1024, 1024], 8),
             row: f64_tensor(&[1024], 9),
@@ -126,6 +131,10 @@ fn routes() -> Vec<Route> {
                 ContractionOps::dot_general(b, (&x.batch_a).into(), (&x.batch_b).into(), &cfg, false, false).map(keep)
             })
         },
+        r("register-tile batch", |b, x| {
+            let cfg = DotGeneralConfig::new(vec![0], vec![0], vec![2], vec![1]);
+            ContractionOps::dot_general(b, (&x.tiles_a).into(), (&x.tiles_b).into(), &cfg, false, false).map(keep)
+        }),
         Route {
             provider: true,
             ..r("grouped GEMM", |b, x| {
