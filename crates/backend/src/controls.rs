@@ -11,15 +11,20 @@ use strata_tensor::CacheStats;
 use crate::backend::CpuBackend;
 use crate::profile::ProfileReport;
 
-fn sum_stats(all: impl Iterator<Item = CacheStats>) -> CacheStats {
-    all.fold(CacheStats::default(), |a, s| CacheStats {
+/// Two caches' statistics added field by field.
+pub(crate) fn add_stats(a: CacheStats, s: CacheStats) -> CacheStats {
+    CacheStats {
         entries: a.entries + s.entries,
         bytes: a.bytes + s.bytes,
         hits: a.hits + s.hits,
         misses: a.misses + s.misses,
         evictions: a.evictions + s.evictions,
         clears: a.clears + s.clears,
-    })
+    }
+}
+
+fn sum_stats(all: impl Iterator<Item = CacheStats>) -> CacheStats {
+    all.fold(CacheStats::default(), add_stats)
 }
 
 impl CpuBackend {

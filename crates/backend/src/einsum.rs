@@ -133,17 +133,11 @@ impl CpuBackend {
     /// Prepared-einsum cache statistics summed over every domain.
     pub fn einsum_cache_stats(&self) -> CacheStats {
         let domains = self.inner.shared.live_domains();
-        domains.iter().filter_map(|d| d.resources().get::<EinsumCache>()).map(|c| c.lru.stats()).fold(
-            CacheStats::default(),
-            |a, s| CacheStats {
-                entries: a.entries + s.entries,
-                bytes: a.bytes + s.bytes,
-                hits: a.hits + s.hits,
-                misses: a.misses + s.misses,
-                evictions: a.evictions + s.evictions,
-                clears: a.clears + s.clears,
-            },
-        )
+        domains
+            .iter()
+            .filter_map(|d| d.resources().get::<EinsumCache>())
+            .map(|c| c.lru.stats())
+            .fold(CacheStats::default(), crate::controls::add_stats)
     }
 
     /// The limits of the prepared-einsum caches.
