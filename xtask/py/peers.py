@@ -198,6 +198,9 @@ def self_test():
     assert spec["mps_env_chi64_d2"] == "ab,acd,bce->de", spec["mps_env_chi64_d2"]
     assert spec["batched_b1024_n16"] == "abc,acd->abd"
     assert spec["permuted_kmb_bnk_c64"] == "abc,cda->cbd"
+    names = set(cases_known(ws))
+    assert all(f"einsum_{w['name']}_{t}" in names and f"{w['name']}_{t}" in names for w in ws for t in ("t1", "tmax"))
+    assert path_flops("  Naive FLOP count:  1.2e+03\n  Optimized FLOP count:  4.500e+02\n") == 450.0
     print(f"peers.py self-test passed ({len(ws)} workloads)")
 
 
@@ -295,6 +298,7 @@ def load_numpy():
 
 _JAX = None
 HAVE_JAX = True
+HAVE_OPT_EINSUM = True
 
 
 def load_jax():
@@ -461,6 +465,110 @@ def case_contraction(ctx, name):
         ctx.time("jax", lambda: f(jp, jq).block_until_ready(), gflops(flops))
 
 
+def check_against_strata(ctx, np, w, results):
+    """Compares each party's result with strata's, which the runner left in --results."""
+    strata_path = os.path.join(ARGS.results, ctx.case + ".bin") if ARGS.results else None
+    tol = 2e-4 if w["dtype"] == "f32" else 1e-10
+    if not (strata_path and os.path.exists(strata_path)):
+        return
+    dt = {"f64": np.float64, "f32": np.float32, "c64": np.complex128}[w["dtype"]]
+    strata = np.fromfile(strata_path, dtype=dt)
+    scale = max(float(np.max(np.abs(strata))) if strata.size else 0.0, 1e-300)
+    for who, res in results.items():
+        res = np.asarray(res).reshape(-1)
+        if res.shape != strata.shape:
+            ctx.check(who, float("inf"), tol)
+            continue
+        err = float(np.max(np.abs(res - strata))) / scale if res.size else 0.0
+        ctx.check(who, err if np.isfinite(err) else float("inf"), tol)
+
+
+def unbounded_optimal_path(np, spec, ops):
+    """numpy's optimal path without its default memory limit (which, at the size of the
+    largest input, forces naive loops of up to 10^6 times the flops on these networks)."""
+    return np.einsum_path(spec, *ops, optimize=("optimal", float(2**62)))
+
+
+def path_flops(report):
+    """numpy's own flop estimate of a path, from np.einsum_path's report."""
+    for line in report.splitlines():
+        if "Optimized FLOP count" in line:
+            return float(line.split(":", 1)[1])
+    return float("nan")
+
+
+# np.einsum(optimize='optimal') is timed only when numpy's estimate of the path it picks
+# under its default memory limit is at most this many times that of the unbounded one:
+# beyond, one call is a naive loop of minutes (10^3 times the flops on the MPO and DMRG
+# workloads), and its row says so instead.
+NUMPY_OPTIMAL_MAX_EXCESS = 16.0
+
+
+def case_einsum(ctx, w):
+    """The workload as one einsum string: np.einsum with the path precomputed, as users
+    call it (optimize='optimal', path searched per call), opt_einsum's precomputed
+    contract_expression, and jax.jit(jnp.einsum); GFLOP/s of the workload's steps."""
+    np = load_numpy()
+    _, flops = step_shapes(w)
+    inputs = workload_inputs(np, w)
+    complex_ = w["dtype"] == "c64"
+    spec, occurrences = einsum_spec(w)
+
+    def operands():
+        # Conjugated inside every timed call, as strata's einsum case does.
+        return [inputs[n].conj() if c and complex_ else inputs[n] for n, c in occurrences]
+
+    ops_untimed = operands()
+    path, free_report = unbounded_optimal_path(np, spec, ops_untimed)
+    user_report = np.einsum_path(spec, *ops_untimed, optimize="optimal")[1]
+    excess = path_flops(user_report) / path_flops(free_report)
+
+    def numpy_einsum():
+        return np.einsum(spec, *operands(), optimize=path)
+
+    def numpy_optimal():
+        return np.einsum(spec, *operands(), optimize="optimal")
+
+    results = {"numpy-einsum": numpy_einsum()}
+    time_optimal = excess <= NUMPY_OPTIMAL_MAX_EXCESS
+    if time_optimal:
+        results["numpy-einsum-opt"] = numpy_optimal()
+    if HAVE_OPT_EINSUM:
+        import opt_einsum
+        # An exact search for the networks of the suite; dp (exact but for outer
+        # products) where 'optimal' would take too long.
+        strategy = "optimal" if len(ops_untimed) <= 9 else "dp"
+        expr = opt_einsum.contract_expression(spec, *[x.shape for x in ops_untimed], optimize=strategy)
+
+        def opt_einsum_call():
+            return expr(*operands())
+
+        results["opt_einsum"] = opt_einsum_call()
+    if HAVE_JAX:
+        jax, jnp, lax = load_jax()
+        conj_flags = [c and complex_ for _, c in occurrences]
+
+        def jax_einsum(*arrays):
+            ops = [jnp.conj(x) if c else x for x, c in zip(arrays, conj_flags)]
+            return jnp.einsum(spec, *ops, optimize="optimal", precision=lax.Precision.HIGHEST)
+
+        jitted = jax.jit(jax_einsum)
+        jargs = [jnp.asarray(inputs[n]) for n, _ in occurrences]
+        results["jax"] = np.asarray(jitted(*jargs).block_until_ready())  # compiles here, untimed
+    check_against_strata(ctx, np, w, results)
+    ctx.time("numpy-einsum", numpy_einsum, gflops(flops))
+    if time_optimal:
+        ctx.time("numpy-einsum-opt", numpy_optimal, gflops(flops))
+    else:
+        ctx.fail("numpy-einsum-opt",
+                 f"not timed: under numpy's default memory limit its 'optimal' path costs {excess:.0f}x "
+                 "the flops of the unbounded one (naive loops)")
+    if HAVE_OPT_EINSUM:
+        ctx.time("opt_einsum", opt_einsum_call, gflops(flops))
+    if HAVE_JAX:
+        ctx.time("jax", lambda: jitted(*jargs).block_until_ready(), gflops(flops))
+
+
 def case_tn(ctx, w):
     np = load_numpy()
     shapes, flops = step_shapes(w)
@@ -490,9 +598,7 @@ def case_tn(ctx, w):
 
     spec, occurrences = einsum_spec(w)
     ops_untimed = [maybe_conj(inputs[n], c) for n, c in occurrences]
-    # The optimal path without numpy's default memory limit (which, at the size of the
-    # largest input, forces naive loops of up to 10^6 times the flops on these networks).
-    path = np.einsum_path(spec, *ops_untimed, optimize=("optimal", float(2**62)))[0]
+    path = unbounded_optimal_path(np, spec, ops_untimed)[0]
 
     def numpy_einsum():
         ops = [maybe_conj(inputs[n], c) for n, c in occurrences]
@@ -518,19 +624,7 @@ def case_tn(ctx, w):
         jitted = jax.jit(jax_steps)
         jargs = [jnp.asarray(inputs[n]) for n in names]
         results["jax"] = np.asarray(jitted(*jargs).block_until_ready())  # compiles here, untimed
-    strata_path = os.path.join(ARGS.results, ctx.case + ".bin") if ARGS.results else None
-    tol = 2e-4 if w["dtype"] == "f32" else 1e-10
-    if strata_path and os.path.exists(strata_path):
-        dt = {"f64": np.float64, "f32": np.float32, "c64": np.complex128}[w["dtype"]]
-        strata = np.fromfile(strata_path, dtype=dt)
-        scale = max(float(np.max(np.abs(strata))) if strata.size else 0.0, 1e-300)
-        for who, res in results.items():
-            res = np.asarray(res).reshape(-1)
-            if res.shape != strata.shape:
-                ctx.check(who, float("inf"), tol)
-                continue
-            err = float(np.max(np.abs(res - strata))) / scale if res.size else 0.0
-            ctx.check(who, err if np.isfinite(err) else float("inf"), tol)
+    check_against_strata(ctx, np, w, results)
     ctx.time("numpy", numpy_steps, gflops(flops))
     ctx.time("numpy-einsum", numpy_einsum, gflops(flops))
     if HAVE_JAX:
@@ -561,6 +655,7 @@ def cases_known(workloads):
     for w in workloads:
         for t in ("t1", "tmax"):
             known[f"{w['name']}_{t}"] = (lambda wl: lambda ctx: case_tn(ctx, wl))(w)
+            known[f"einsum_{w['name']}_{t}"] = (lambda wl: lambda ctx: case_einsum(ctx, wl))(w)
     return known
 
 
@@ -575,6 +670,7 @@ def main():
         return
     workloads = read_workloads(ARGS.workloads) if ARGS.workloads else []
     known = cases_known(workloads)
+    einsum_cases = {f"einsum_{w['name']}_{t}" for w in workloads for t in ("t1", "tmax")}
     plan = [c for c in ARGS.only.split(",") if c in known]
     if ARGS.list:
         print("\n".join(plan))
@@ -584,12 +680,20 @@ def main():
         np = load_numpy()
         run.emit("info", "version:numpy", np.__version__)
         run.emit("info", "version:numpy-einsum", np.__version__)
+        run.emit("info", "version:numpy-einsum-opt", np.__version__)
     except ImportError as e:
         run.emit("info", "absent:numpy", f"not importable ({e})")
-        run.emit("info", "absent:numpy-einsum", "numpy not importable")
+        for who in ("numpy-einsum", "numpy-einsum-opt", "opt_einsum"):
+            run.emit("info", f"absent:{who}", "numpy not importable")
         run.flush()
         return
-    global HAVE_JAX
+    global HAVE_JAX, HAVE_OPT_EINSUM
+    try:
+        import opt_einsum
+        run.emit("info", "version:opt_einsum", opt_einsum.__version__)
+    except ImportError as e:
+        run.emit("info", "absent:opt_einsum", f"not importable ({e})")
+        HAVE_OPT_EINSUM = False
     try:
         jax, _, _ = load_jax()
         run.emit("info", "version:jax", jax.__version__)
@@ -619,7 +723,10 @@ def main():
         try:
             known[name](ctx)
         except Exception as e:  # a peer's failure is reported in its row, the run goes on
-            ctx.fail("jax" if "jax" in type(e).__module__ else "numpy", f"{type(e).__name__}: {e}")
+            module = type(e).__module__
+            who = ("jax" if "jax" in module else "opt_einsum" if "opt_einsum" in module
+                   else "numpy-einsum" if name in einsum_cases else "numpy")
+            ctx.fail(who, f"{type(e).__name__}: {e}")
         seconds = time.perf_counter() - t0
         finished.append(seconds)
         run.emit("done", name, seconds)

@@ -44,13 +44,15 @@ pub fn group(id: &str) -> Option<&'static Group> {
 }
 
 /// Every party a case can name: peers first (they count for the ratio), then references.
-pub const PARTIES: [(&str, &str, &str); 11] = [
+pub const PARTIES: [(&str, &str, &str); 13] = [
     // (who, short column header, name in sentences)
     ("faer", "faer", "faer"),
     ("openblas", "openblas", "OpenBLAS"),
     ("ndarray", "ndarray", "ndarray"),
     ("numpy", "numpy", "numpy"),
     ("numpy-einsum", "np.einsum", "numpy einsum"),
+    ("numpy-einsum-opt", "np.einopt", "numpy einsum optimize='optimal'"),
+    ("opt_einsum", "opt_ein", "opt_einsum"),
     ("jax", "jax", "JAX"),
     ("tenferro", "tenferro", "tenferro-cpu"),
     ("rust_loop", "loop", "the plain Rust loop"),
@@ -75,7 +77,7 @@ pub fn order(who: &str) -> usize {
 }
 
 /// Which peers come from the Python environment.
-pub const PYTHON_PEERS: [&str; 3] = ["numpy", "numpy-einsum", "jax"];
+pub const PYTHON_PEERS: [&str; 5] = ["numpy", "numpy-einsum", "numpy-einsum-opt", "opt_einsum", "jax"];
 
 /// A unit in words for headings.
 pub fn unit_words(unit: &str, higher_is_better: bool) -> String {
@@ -99,6 +101,9 @@ mod tests {
         }
         assert_eq!(group("nope"), None);
         assert_eq!(header("numpy-einsum"), "np.einsum");
+        assert_eq!(header("numpy-einsum-opt"), "np.einopt");
+        assert_eq!(spoken("opt_einsum"), "opt_einsum");
+        assert!(PYTHON_PEERS.iter().all(|p| PARTIES.iter().any(|q| q.0 == *p)), "every Python peer is a party");
         assert_eq!(spoken("rust_loop"), "the plain Rust loop");
         assert_eq!(header("someone"), "someone");
         assert!(order("faer") < order("memcpy") && order("memcpy") < order("someone"));

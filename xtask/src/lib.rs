@@ -30,8 +30,8 @@
 //!
 //! # Adding a group
 //! One entry in [`groups::GROUPS`] (id, title, one line on what it measures), and cases
-//! that name it. The `einsum` and `distributed` groups are declared and empty until their
-//! crates land; their family modules in the runner say so in a note.
+//! that name it. The `distributed` group is declared and empty until strata-mpi's cases
+//! land; its family module in the runner says so in a note.
 #![deny(missing_docs)]
 
 pub mod groups;

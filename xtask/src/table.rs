@@ -286,6 +286,17 @@ mod tests {
                     value\tsum_f64_64m_tmax_widest\tstrata_1t\t30\t31\n\
                     done\tsum_f64_64m_tmax_widest\t1\n";
         s.absorb(Record::parse_all(wide, "wide").unwrap());
+        // An einsum row: four Python peers, one of them not timed (its reason under the row).
+        let einsum = "case\teinsum_mpo_env_chi96_d2_w5_c64_tmax\teinsum\tGFLOP/s\t1\t2\tbest:*:1\t\
+                      numpy-einsum,numpy-einsum-opt,opt_einsum,jax\t-\t-\n\
+                      value\teinsum_mpo_env_chi96_d2_w5_c64_tmax\tstrata\t25.1\t26\n\
+                      value\teinsum_mpo_env_chi96_d2_w5_c64_tmax\tnumpy-einsum\t20.5\t21\n\
+                      fail\teinsum_mpo_env_chi96_d2_w5_c64_tmax\tnumpy-einsum-opt\tnot timed: under numpy's \
+                      default memory limit its 'optimal' path costs 912x the flops of the unbounded one (naive loops)\n\
+                      value\teinsum_mpo_env_chi96_d2_w5_c64_tmax\topt_einsum\t19.2\t20\n\
+                      value\teinsum_mpo_env_chi96_d2_w5_c64_tmax\tjax\t12.4\t13\n\
+                      done\teinsum_mpo_env_chi96_d2_w5_c64_tmax\t3\n";
+        s.absorb(Record::parse_all(einsum, "einsum").unwrap());
         let t = table(&s);
         for l in t.lines() {
             assert!(l.chars().count() <= WIDTH, "{} chars: {l}", l.chars().count());
@@ -300,6 +311,11 @@ mod tests {
         assert!(t.contains("without a peer figure in this run: lonely_t1"), "{t}");
         assert!(t.contains("90%"), "the share of the bandwidth limit:\n{t}");
         assert!(t.contains("30.00!"), "the disagreeing peer is flagged:\n{t}");
+        let head = t.lines().find(|l| l.contains("np.einopt")).unwrap_or_default();
+        assert!(head.contains("np.einsum") && head.contains("opt_ein") && head.contains("jax"), "{t}");
+        let row = t.lines().find(|l| l.starts_with("einsum_mpo_env")).unwrap_or_default();
+        assert!(row.contains("25.10") && row.contains("failed") && row.contains("1.22x"), "{t}");
+        assert!(t.contains("numpy-einsum-opt failed: not timed"), "{t}");
         assert!(t.contains("commit abc1234") && t.contains("AMD EPYC 9R14, 2 CPUs"), "{t}");
     }
 }

@@ -255,12 +255,27 @@ fn faer_run<T: TnScalar>(w: &Workload, plans: &[GemmPlan], inputs: &[Vec<T>], po
     outs.pop().unwrap_or_default()
 }
 
-fn dense<T: TnScalar>(shape: &[usize], data: &[T]) -> Dense {
+/// Writes strata's result of the current case to the results folder (when the run has
+/// one) as little-endian elements, where the Python peers compare theirs with it.
+pub(crate) fn write_result<T: TnScalar>(suite: &Suite, got: &[T]) -> Result<(), String> {
+    let Some(dir) = &suite.results else { return Ok(()) };
+    let mut bytes = Vec::with_capacity(size_of_val(got));
+    for x in got {
+        x.write_le(&mut bytes);
+    }
+    let path = dir.join(format!("{}.bin", suite.case()));
+    std::fs::File::create(&path)
+        .and_then(|mut f| f.write_all(&bytes))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// A row-major tensor of the reference's form.
+pub(crate) fn dense<T: TnScalar>(shape: &[usize], data: &[T]) -> Dense {
     Dense { shape: shape.to_vec(), data: data.iter().map(|x| x.parts()).collect() }
 }
 
 /// Largest difference relative to the reference's largest magnitude (NaN: infinite).
-fn rel_err<T: TnScalar>(got: &[T], want: &[(f64, f64)]) -> f64 {
+pub(crate) fn rel_err<T: TnScalar>(got: &[T], want: &[(f64, f64)]) -> f64 {
     if got.len() != want.len() {
         return f64::INFINITY;
     }
@@ -324,16 +339,7 @@ fn measure<T: TnScalar>(suite: &mut Suite, w: &Workload, threads: usize, plain: 
         let err = rel_err(&got, &dense(w.result_shape(), &f).data);
         suite.check("faer", err, T::TOL);
     }
-    if let Some(dir) = &suite.results {
-        let mut bytes = Vec::with_capacity(got.len() * size_of::<T>());
-        for x in &got {
-            x.write_le(&mut bytes);
-        }
-        let path = dir.join(format!("{}.bin", suite.case()));
-        std::fs::File::create(&path)
-            .and_then(|mut f| f.write_all(&bytes))
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
+    write_result(suite, &got)?;
 
     let mut failure = None;
     let mut parties = vec![Party::new("strata", || match strata_run() {
