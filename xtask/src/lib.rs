@@ -30,8 +30,11 @@
 //!
 //! # Adding a group
 //! One entry in [`groups::GROUPS`] (id, title, one line on what it measures), and cases
-//! that name it. The `einsum` and `distributed` groups are declared and empty until their
-//! crates land; their family modules in the runner say so in a note.
+//! that name it. The `einsum` group is declared and empty until its crate lands; its
+//! family module in the runner says so in a note. The `distributed` group's cases run
+//! strata-mpi's `distributed_scaling` example under `mpirun`: when the plan holds one,
+//! `cargo xtask bench` builds that example (release, `--features mpi`) and names it to
+//! the runner in [`machine::MPI_SCALING_VAR`].
 #![deny(missing_docs)]
 
 pub mod groups;
