@@ -44,7 +44,7 @@ pub fn all(threads: usize, quick: bool) -> (Vec<Case>, Vec<String>) {
     let (c, n) = einsum::cases(threads);
     cases.extend(c);
     notes.extend(n);
-    let (c, n) = distributed::cases(threads);
+    let (c, n) = distributed::cases(threads, quick);
     cases.extend(c);
     notes.extend(n);
     (cases, notes)
