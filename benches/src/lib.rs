@@ -23,9 +23,10 @@
 //! `xtask/py/peers.py`. A tensor-network workload is one block of `benches/tn/workloads.tn`
 //! and needs nothing else. Adding a group: an entry in `xtask::groups::GROUPS`;
 //! [`cases::check_declarations`] (run by the tests and by the runner) refuses a case whose
-//! group, parties or target the report would not understand. The `einsum` and
-//! `distributed` families ([`cases::einsum`], [`cases::distributed`]) are the hooks for
-//! issues 17 and 18: their docs say what to fill in.
+//! group, parties or target the report would not understand. The `einsum` family
+//! ([`cases::einsum`]) is the hook for issue 17: its docs say what to fill in. The
+//! `distributed` family ([`cases::distributed`], issue 18) runs strata-mpi's scaling
+//! example under `mpirun` and records what it reports.
 #![deny(missing_docs)]
 
 pub mod cases;

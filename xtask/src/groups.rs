@@ -43,6 +43,12 @@ pub fn group(id: &str) -> Option<&'static Group> {
     GROUPS.iter().find(|g| g.id == id)
 }
 
+/// Whether a group's cases have no peers by design (the bandwidth reference, the
+/// distributed group's self-relative efficiency), so a missing peer figure is no news.
+pub fn without_peers(id: &str) -> bool {
+    id == "bandwidth" || id == "distributed"
+}
+
 /// Every party a case can name: peers first (they count for the ratio), then references.
 pub const PARTIES: [(&str, &str, &str); 13] = [
     // (who, short column header, name in sentences)

@@ -30,8 +30,10 @@
 //!
 //! # Adding a group
 //! One entry in [`groups::GROUPS`] (id, title, one line on what it measures), and cases
-//! that name it. The `distributed` group is declared and empty until strata-mpi's cases
-//! land; its family module in the runner says so in a note.
+//! that name it. The `distributed` group's cases run
+//! strata-mpi's `distributed_scaling` example under `mpirun`: when the plan holds one,
+//! `cargo xtask bench` builds that example (release, `--features mpi`) and names it to
+//! the runner in [`machine::MPI_SCALING_VAR`].
 #![deny(missing_docs)]
 
 pub mod groups;

@@ -103,6 +103,19 @@ pub fn openblas_by_pkg_config() -> Result<String, String> {
     }
 }
 
+/// The environment variable through which `cargo xtask bench` names strata-mpi's
+/// `distributed_scaling` example to the runner (the `distributed` group's cases).
+pub const MPI_SCALING_VAR: &str = "STRATA_BENCH_MPI_SCALING";
+
+/// The cargo arguments that build that example (release, with the `mpi` feature).
+pub const MPI_SCALING_BUILD: [&str; 8] =
+    ["build", "--release", "-p", "strata-mpi", "--features", "mpi", "--example", "distributed_scaling"];
+
+/// Where cargo puts that example under `target`.
+pub fn mpi_scaling_path(target: &Path) -> PathBuf {
+    target.join("release").join("examples").join(format!("distributed_scaling{}", std::env::consts::EXE_SUFFIX))
+}
+
 /// Renders `svg` to `png` with the first converter present; `Ok(tool)` or why not.
 pub fn svg_to_png(svg: &Path, png: &Path) -> Result<&'static str, String> {
     let s = svg.to_string_lossy().to_string();

@@ -127,11 +127,17 @@ fn bench(args: &[String]) -> Result<ExitCode, String> {
         .unwrap_or(1);
     let plan: Vec<String> = decls.iter().map(|d| d.name.clone()).collect();
     let kind = if opts.quick { "quick" } else { "full" };
+    // The runner declares distributed cases only when mpirun is present; they run
+    // strata-mpi's scaling example, built here with the `mpi` feature.
+    let mpi_scaling = decls.iter().any(|d| d.group == "distributed").then(|| build_mpi_scaling(&cargo, &root, &target));
 
     let mut summary = Summary::default();
     fill_meta(&mut summary, &root, &opts, allowed, tmax);
     fill_rust_peers(&mut summary, &root, &openblas);
     summary.absorb(listed);
+    if let Some(Err(why)) = &mpi_scaling {
+        summary.notes.push(why.clone());
+    }
 
     // strata and the Rust peers.
     let results = scratch.join("results");
@@ -144,6 +150,12 @@ fn bench(args: &[String]) -> Result<ExitCode, String> {
         cmd.args(opts.to_args())
             .arg(format!("--durations={}", rust_durations.display()))
             .arg(format!("--results={}", results.display()));
+        match &mpi_scaling {
+            Some(Ok(path)) => drop(cmd.env(machine::MPI_SCALING_VAR, path)),
+            // Empty: the cases say the build failed rather than run an older binary.
+            Some(Err(_)) => drop(cmd.env(machine::MPI_SCALING_VAR, "")),
+            None => {}
+        }
         run::run_process(cmd, &scratch.join("rust.tsv"), cases)
     });
     write_durations(&rust_durations, &records);
@@ -190,6 +202,28 @@ fn bench(args: &[String]) -> Result<ExitCode, String> {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Builds strata-mpi's `distributed_scaling` example in release mode with the `mpi`
+/// feature: its path, or why there is none (the distributed cases then fail saying so).
+fn build_mpi_scaling(cargo: &str, root: &Path, target: &Path) -> Result<PathBuf, String> {
+    say("building strata-mpi's scaling example for the distributed cases (release, --features mpi) ...");
+    let built = Command::new(cargo)
+        .current_dir(root)
+        .args(machine::MPI_SCALING_BUILD)
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    let path = machine::mpi_scaling_path(target);
+    if !built.success() {
+        let why = "distributed: building strata-mpi's scaling example with --features mpi failed (cargo's \
+                   messages are above; it needs libclang and the MPI headers, Debian: libopenmpi-dev libclang-dev)";
+        say(why);
+        return Err(why.into());
+    }
+    if !path.is_file() {
+        return Err(format!("distributed: the build succeeded but {} does not exist", path.display()));
+    }
+    Ok(path)
 }
 
 /// `strata-bench --list` with the options: the declared cases, or the runner's error.

@@ -131,7 +131,7 @@ pub fn table(s: &Summary) -> String {
     let no_peer: Vec<&str> = s
         .cases
         .iter()
-        .filter(|c| c.status() == CaseStatus::Ok && c.comparison().is_none() && c.decl.group != "bandwidth")
+        .filter(|c| c.status() == CaseStatus::Ok && c.comparison().is_none() && !groups::without_peers(&c.decl.group))
         .map(|c| c.decl.name.as_str())
         .collect();
     if !no_peer.is_empty() {
@@ -317,5 +317,30 @@ mod tests {
         assert!(row.contains("25.10") && row.contains("failed") && row.contains("1.22x"), "{t}");
         assert!(t.contains("numpy-einsum-opt failed: not timed"), "{t}");
         assert!(t.contains("commit abc1234") && t.contains("AMD EPYC 9R14, 2 CPUs"), "{t}");
+    }
+
+    #[test]
+    fn a_distributed_row_shows_its_efficiency_and_target_without_asking_for_a_peer() {
+        let mut s = fixture();
+        let dist = "case\tdist_gemm_f64_4096\tdistributed\tx\t1\t2\tmin:0.9\t-\t-\t-\n\
+                    check\tdist_gemm_f64_4096\tstrata\t3e-15\t1e-10\n\
+                    value\tdist_gemm_f64_4096\tstrata\t0.93\t0.95\n\
+                    note\tdist_gemm_f64_4096: 2 ranks x 1 thread 12.1 s against 1 rank x 2 threads 11.3 s\n\
+                    done\tdist_gemm_f64_4096\t80\n";
+        s.absorb(Record::parse_all(dist, "dist").unwrap());
+        let t = table(&s);
+        assert!(
+            t.contains("== Distributed (MPI): strong scaling over MPI ranks · speed-up, higher is better =="),
+            "{t}"
+        );
+        let row = t.lines().find(|l| l.starts_with("dist_gemm_f64_4096")).unwrap();
+        assert!(row.contains("0.930") && row.trim_end().ends_with('-'), "{row}");
+        assert!(t.contains("target: at least 0.9: met"), "{t}");
+        assert!(t.contains("note: dist_gemm_f64_4096: 2 ranks x 1 thread"), "{t}");
+        let no_peer = t.lines().find(|l| l.starts_with("without a peer figure")).unwrap_or("");
+        assert!(!no_peer.contains("dist_gemm"), "a peerless group by design is not listed: {no_peer}");
+        for l in t.lines() {
+            assert!(l.chars().count() <= WIDTH, "{l}");
+        }
     }
 }

@@ -42,7 +42,7 @@ pub fn all(threads: usize, quick: bool) -> (Vec<Case>, Vec<String>) {
     cases.extend(contraction::cases(threads));
     cases.extend(tn::cases(threads));
     cases.extend(einsum::cases(threads));
-    let (c, n) = distributed::cases(threads);
+    let (c, n) = distributed::cases(threads, quick);
     cases.extend(c);
     notes.extend(n);
     (cases, notes)
