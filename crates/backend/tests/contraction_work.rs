@@ -16,10 +16,12 @@ use strata_engine::{
 #[derive(Debug, Default)]
 struct CountingExecutor {
     forks: AtomicUsize,
+    runs: AtomicUsize,
 }
 
 impl CpuDomainExecutor for CountingExecutor {
     fn run(&self, job: &mut (dyn FnMut() + Send)) {
+        self.runs.fetch_add(1, Ordering::Relaxed);
         job()
     }
     fn for_each_index(&self, n: usize, body: &(dyn Fn(usize) + Sync)) {
@@ -75,4 +77,32 @@ fn large_products_of_small_operands_enter_the_domain_and_small_ones_stay_inline(
             assert!((got[i * 16 + j] - want).abs() <= 1e-14 * 16.0, "element ({i}, {j})");
         }
     }
+}
+
+#[test]
+fn a_session_runs_small_ops_on_its_thread_and_large_ones_in_the_executor() {
+    let exec = Arc::new(CountingExecutor::default());
+    let domain = ExternalCpuDomain::caller_managed("counting", CpuPlacement::Auto, exec.clone()).with_budget(2);
+    let backend = CpuBackend::from_external_domains(CpuDomainId::new("counting"), vec![domain]).unwrap();
+    let small = TypedTensor::from_vec(values(64, 5), &[64]).unwrap();
+    let large = TypedTensor::from_vec(values(1 << 18, 6), &[1 << 18]).unwrap();
+    let (runs, forks) = backend
+        .session(|s| {
+            let before = (exec.runs.load(Ordering::Relaxed), exec.forks.load(Ordering::Relaxed));
+            let sum = s.add(&small, &small)?;
+            let after_small = (exec.runs.load(Ordering::Relaxed), exec.forks.load(Ordering::Relaxed));
+            assert_eq!(after_small, before, "a 64-element add in a session left the calling thread");
+            let want: Vec<f64> = small.data().iter().map(|x| x + x).collect();
+            assert_eq!(sum.to_vec::<f64>()?, want);
+            let big = s.add(&large, &large)?;
+            let want: Vec<f64> = large.data().iter().map(|x| x + x).collect();
+            assert_eq!(big.to_vec::<f64>()?, want);
+            Ok::<_, Error>((
+                exec.runs.load(Ordering::Relaxed) - before.0,
+                exec.forks.load(Ordering::Relaxed) - before.1,
+            ))
+        })
+        .unwrap();
+    assert!(runs >= 1, "the large add ran inside the executor");
+    assert!(forks >= 1, "the large add forked over the domain's workers");
 }
