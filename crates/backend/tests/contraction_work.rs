@@ -48,8 +48,8 @@ fn large_products_of_small_operands_enter_the_domain_and_small_ones_stay_inline(
     let domain = ExternalCpuDomain::caller_managed("counting", CpuPlacement::Auto, exec.clone()).with_budget(2);
     let backend = CpuBackend::from_external_domains(CpuDomainId::new("counting"), vec![domain]).unwrap();
 
-    // An outer product: 1024 input elements, 2^18 multiply-adds and output elements.
-    let (m, n) = (512, 512);
+    // An outer product: 2048 input elements, 2^20 multiply-adds and output elements.
+    let (m, n) = (1024, 1024);
     let (a, b) = (values(m, 1), values(n, 2));
     let lhs = TypedTensor::from_vec(a.clone(), &[m, 1]).unwrap();
     let rhs = TypedTensor::from_vec(b.clone(), &[1, n]).unwrap();
@@ -85,7 +85,7 @@ fn a_session_runs_small_ops_on_its_thread_and_large_ones_in_the_executor() {
     let domain = ExternalCpuDomain::caller_managed("counting", CpuPlacement::Auto, exec.clone()).with_budget(2);
     let backend = CpuBackend::from_external_domains(CpuDomainId::new("counting"), vec![domain]).unwrap();
     let small = TypedTensor::from_vec(values(64, 5), &[64]).unwrap();
-    let large = TypedTensor::from_vec(values(1 << 18, 6), &[1 << 18]).unwrap();
+    let large = TypedTensor::from_vec(values(1 << 20, 6), &[1 << 20]).unwrap();
     let (runs, forks) = backend
         .session(|s| {
             let before = (exec.runs.load(Ordering::Relaxed), exec.forks.load(Ordering::Relaxed));

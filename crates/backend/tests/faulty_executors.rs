@@ -129,15 +129,15 @@ fn operands() -> Operands {
     let s = fusion.push(FusionInstr::Binary(BinaryOp::Add, a, b));
     fusion.add_output(s);
     Operands {
-        long_a: f64_tensor(&[1 << 18], 1),
-        long_b: f64_tensor(&[1 << 18], 2),
+        long_a: f64_tensor(&[1 << 20], 1),
+        long_b: f64_tensor(&[1 << 20], 2),
         mat_a: f64_tensor(&[256, 256], 3),
         mat_b: f64_tensor(&[256, 256], 4),
         batch_a: f64_tensor(&[8, 96, 96], 5),
         batch_b: f64_tensor(&[8, 96, 96], 6),
-        square: f64_tensor(&[512, 512], 7),
-        row: f64_tensor(&[512], 8),
-        rows_index: TypedTensor::from_vec((0..2048).map(|i| (i * 5 % 512) as i64).collect::<Vec<_>>(), &[2048, 1])
+        square: f64_tensor(&[1024, 1024], 7),
+        row: f64_tensor(&[1024], 8),
+        rows_index: TypedTensor::from_vec((0..4096).map(|i| (i * 5 % 1024) as i64).collect::<Vec<_>>(), &[4096, 1])
             .unwrap()
             .into(),
         zero: TypedTensor::from_vec(vec![0.0f64], &[]).unwrap().into(),
@@ -151,14 +151,14 @@ fn routes() -> Vec<Route> {
         Route {
             op: "add",
             run: |b, x| {
-                let mut out = zeros(&[1 << 18]);
+                let mut out = zeros(&[1 << 20]);
                 b.binary_into(BinaryOp::Add, &x.long_a, &x.long_b, &mut out)
             },
         },
         Route {
             op: "exp",
             run: |b, x| {
-                let mut out = zeros(&[1 << 18]);
+                let mut out = zeros(&[1 << 20]);
                 b.unary_into(UnaryOp::Exp, &x.long_a, &mut out)
             },
         },
@@ -213,41 +213,41 @@ fn routes() -> Vec<Route> {
         Route {
             op: "copy_into",
             run: |b, x| {
-                let mut out = vec![0.0f64; 512 * 512];
-                let view = strata_tensor::TypedViewMut::new(&mut out, &[512, 512], &[1, 512], 0)?;
+                let mut out = vec![0.0f64; 1024 * 1024];
+                let view = strata_tensor::TypedViewMut::new(&mut out, &[1024, 1024], &[1, 1024], 0)?;
                 b.copy_into(&x.square, view)
             },
         },
         Route { op: "execute_fusion", run: |b, x| b.execute_fusion(&x.fusion, &[&x.long_a, &x.long_b]).map(drop) },
         Route {
             op: "broadcast_multiply",
-            run: |b, x| b.broadcast_multiply(&x.row, &[0], &x.row, &[1], &[512, 512]).map(drop),
+            run: |b, x| b.broadcast_multiply(&x.row, &[0], &x.row, &[1], &[1024, 1024]).map(drop),
         },
         Route { op: "reduce_sum", run: |b, x| b.sum(&x.long_a, &[0]).map(drop) },
         Route {
             op: "reduce_sum",
             run: |b, x| {
-                let mut out = zeros(&[512]);
+                let mut out = zeros(&[1024]);
                 b.reduce_into(ReduceOp::Sum, &x.square, &[1], &mut out)
             },
         },
         Route { op: "norm_squared", run: |b, x| b.norm_squared(&x.long_a).map(drop) },
-        Route { op: "gather", run: |b, x| b.gather(&x.square, &x.rows_index, &GatherConfig::rows(2, 512)).map(drop) },
+        Route { op: "gather", run: |b, x| b.gather(&x.square, &x.rows_index, &GatherConfig::rows(2, 1024)).map(drop) },
         Route {
             op: "pad",
             run: |b, x| b.pad(&x.square, &x.zero, &PadConfig::new(vec![1, 1], vec![1, 1], vec![0, 1])).map(drop),
         },
         Route {
             op: "slice",
-            run: |b, x| b.slice(&x.square, &SliceConfig::new(vec![0, 0], vec![512, 512], vec![1, 2])).map(drop),
+            run: |b, x| b.slice(&x.square, &SliceConfig::new(vec![0, 0], vec![1024, 1024], vec![1, 2])).map(drop),
         },
         Route { op: "reverse", run: |b, x| b.reverse(&x.square, &[0, 1]).map(drop) },
         Route { op: "concatenate", run: |b, x| b.concatenate(&[&x.square, &x.square], 0).map(drop) },
-        Route { op: "broadcast_in_dim", run: |b, x| b.broadcast_in_dim(&x.row, &[512, 512], &[1]).map(drop) },
+        Route { op: "broadcast_in_dim", run: |b, x| b.broadcast_in_dim(&x.row, &[1024, 1024], &[1]).map(drop) },
         Route {
             op: "cast",
             run: |b, x| {
-                let mut out: Tensor = TypedTensor::from_vec(vec![0.0f32; 512 * 512], &[512, 512]).unwrap().into();
+                let mut out: Tensor = TypedTensor::from_vec(vec![0.0f32; 1024 * 1024], &[1024, 1024]).unwrap().into();
                 b.cast_into(&x.square, &mut out)
             },
         },

@@ -87,11 +87,14 @@ fn plan_for(
     }
 }
 
-/// Multiply-adds that cost about as much time as touching one element in a memory-bound
-/// kernel, for [`dot_general_work`]. At 16, the contractions the kernel would fork (at
-/// least 2^18 multiply-adds) weigh at least 2^14
-/// elements on top of their operands and result.
-pub const MACS_PER_ELEMENT: usize = 16;
+/// Multiply-adds that weigh as much as touching one element, for [`dot_general_work`].
+/// At 1 a contraction's work is its multiply-adds plus its elements, so the facade's
+/// inline rule (2^20 elements touched, set for memory-bound ops, whose pool hop costs
+/// tens of microseconds on a virtual machine) sends products of about a million
+/// multiply-adds and more to the workers (measured: an MPS environment step of 0.5M
+/// multiply-adds ran at 50 GFLOP/s inline against 32 through the domain at 2 threads,
+/// a 6M one at 80 through the domain against 54 inline).
+pub const MACS_PER_ELEMENT: usize = 1;
 
 /// The work of a `dot_general` in elements-touched equivalents, for a caller's choice
 /// between running inline and entering a parallel domain: the elements of both operands
@@ -104,8 +107,8 @@ pub const MACS_PER_ELEMENT: usize = 16;
 /// use strata_kernels::contraction::dot_general_work;
 /// use strata_tensor::config::DotGeneralConfig;
 /// let mm = DotGeneralConfig::matmul();
-/// // 3 · 64² elements plus 64³ / 16.
-/// assert_eq!(dot_general_work(&[64, 64], &[64, 64], &mm), 3 * 4096 + 16384);
+/// // 3 · 64² elements plus 64³ multiply-adds.
+/// assert_eq!(dot_general_work(&[64, 64], &[64, 64], &mm), 3 * 4096 + 262_144);
 /// ```
 pub fn dot_general_work(lhs_shape: &[usize], rhs_shape: &[usize], config: &DotGeneralConfig) -> usize {
     let product = |shape: &[usize], dims: &[usize]| {

@@ -73,7 +73,7 @@ pub(crate) fn schedule(shapes: &[GemmShape], budget: usize) -> GroupedSchedule {
 /// use strata_kernels::contraction::grouped_gemm_work;
 /// use strata_tensor::Tensor;
 /// let a = Tensor::zeros(strata_tensor::DType::F64, &[64, 64]).unwrap();
-/// assert_eq!(grouped_gemm_work(&[(&a).into()], &[(&a).into()]), 3 * 4096 + 16384);
+/// assert_eq!(grouped_gemm_work(&[(&a).into()], &[(&a).into()]), 3 * 4096 + 262_144);
 /// ```
 pub fn grouped_gemm_work(lhs: &[TensorRead<'_>], rhs: &[TensorRead<'_>]) -> usize {
     let matmul = DotGeneralConfig::matmul();
