@@ -25,6 +25,19 @@ Tasks:
   help              print this message
 ";
 
+/// OpenBLAS's setting of how long its idle threads spin (log2 of cycles, 4 to 30).
+const OPENBLAS_THREAD_TIMEOUT: &str = "OPENBLAS_THREAD_TIMEOUT";
+
+/// OpenBLAS's idle threads spin (`sched_yield`) for 2^28 cycles after each call by
+/// default, on the CPUs the next party measures on, so the OpenBLAS peer's (and numpy's)
+/// leftovers would be charged to whoever runs next. 2^4 cycles makes them sleep at once.
+/// A value the user set is kept.
+fn quiet_openblas_threads(cmd: &mut Command) {
+    if std::env::var_os(OPENBLAS_THREAD_TIMEOUT).is_none() {
+        cmd.env(OPENBLAS_THREAD_TIMEOUT, "4");
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
@@ -147,6 +160,7 @@ fn bench(args: &[String]) -> Result<ExitCode, String> {
     say(&format!("measuring strata and the Rust peers: {} cases, multi-threaded ones at {tmax} threads", plan.len()));
     let (records, unreported) = run_resuming(&plan, |cases| {
         let mut cmd = Command::new(&runner);
+        quiet_openblas_threads(&mut cmd);
         cmd.args(opts.to_args())
             .arg(format!("--durations={}", rust_durations.display()))
             .arg(format!("--results={}", results.display()));
@@ -337,6 +351,7 @@ fn run_python(
     let workloads = root.join("benches").join("tn").join("workloads.tn");
     let base = |threads: usize| {
         let mut cmd = Command::new(python);
+        quiet_openblas_threads(&mut cmd);
         cmd.arg(&script)
             .arg(format!("--threads={threads}"))
             .arg(format!("--workloads={}", workloads.display()))
