@@ -13,7 +13,7 @@ const CELL: usize = 8;
 /// Case names longer than this are cut (with `~`) so that rows fit.
 const NAME_MAX: usize = 28;
 
-/// A figure in at most [`CELL`] characters, about four significant digits.
+/// A figure in at most `CELL` characters, about four significant digits.
 pub fn fmt_value(v: f64) -> String {
     let a = v.abs();
     if !v.is_finite() {
