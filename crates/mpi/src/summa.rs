@@ -11,7 +11,9 @@ use mpi::request::{LocalScope, Request};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use strata_backend::CpuBackend;
 use strata_tensor::config::DotGeneralConfig;
-use strata_tensor::{Error, ErrorKind, Result, Tensor, TensorWrite, TypedTensor, c64, dispatch_dtype};
+use strata_tensor::{
+    BufferOps, Error, ErrorKind, Result, Scalar, Tensor, TensorWrite, TypedTensor, c64, dispatch_dtype,
+};
 
 use crate::agree::{Signature, agree};
 use crate::collectives::{MpiScalar, check_count, dtype_code, shape_words};
@@ -187,12 +189,19 @@ fn dot_signature(lhs: &DistTensor, rhs: &DistTensor, config: &DotGeneralConfig, 
         .part("options", option_words, format!("{options:?}"), ErrorKind::InvalidArgument)
 }
 
-/// One step's panels on this rank: packed by their owners, zeroed buffers elsewhere.
-struct Panels<W> {
-    lhs: Vec<W>,
-    lhs_shape: Vec<usize>,
-    rhs: Vec<W>,
-    rhs_shape: Vec<usize>,
+/// One step's panels on this rank: packed by their owners, buffers to receive into
+/// elsewhere. All four come from the rank backend's pool and go back to it when the
+/// step's product drops them, so the steps of one product (and the products of a
+/// user's loop) reuse mapped pages instead of faulting fresh ones.
+struct Panels<T: Scalar> {
+    lhs: TypedTensor<T>,
+    rhs: TypedTensor<T>,
+}
+
+/// A panel's elements as MPI sees them (the tensor's own memory: every dtype SUMMA
+/// takes is its own wire type).
+fn wire<T: MpiScalar>(panel: &mut TypedTensor<T>) -> Result<&mut [T::Wire]> {
+    T::wire_mut(panel.data_mut()).ok_or_else(|| Error::internal(OP, "a panel dtype without a wire form of its own"))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -211,7 +220,8 @@ fn summa_typed<T: MpiScalar>(
     let me_col = row.rank() as usize;
     let rank = plan.grid.rank(&[me_row, me_col]);
     let out_shape = plan.out.local_shape(&plan.out_shape, rank)?;
-    let mut c = TypedTensor::<T>::zeros(&out_shape)?;
+    // The first step overwrites it (beta = 0), so its prior contents never matter.
+    let mut c = BufferOps::empty(backend, T::DTYPE, &out_shape)?.into_typed::<T>()?;
     let mut report = SummaReport {
         plan: plan.clone(),
         redistributed: false,
@@ -248,27 +258,20 @@ fn summa_typed<T: MpiScalar>(
     };
 
     let (rows, cols) = (plan.grid.dims()[0], plan.grid.dims()[1]);
-    // The step's panels: the owner's slice of its block, a zeroed buffer elsewhere.
-    let panels = |t: usize| -> Result<Panels<T::Wire>> {
+    // The step's panels: the owner's slice of its block, a buffer to receive into elsewhere.
+    let panels = |t: usize| -> Result<Panels<T>> {
         let step = plan.panel_of(t).ok_or_else(|| Error::internal(OP, "a step without a panel"))?;
         let (lhs_shape, rhs_shape) = plan.panel_shapes(rank, t)?;
-        let cut = |x: &Tensor, axis: usize, from: usize| -> Result<Vec<T::Wire>> {
+        let cut = |x: &Tensor, axis: usize, from: usize| -> Result<TypedTensor<T>> {
             let view = x.view().slice_axis(axis, from, from + step.width, 1)?;
-            Ok(T::into_wire(backend.to_contiguous(view)?.into_typed::<T>()?.into_vec()))
+            backend.to_contiguous(view)?.into_typed::<T>()
         };
-        let lhs = if step.owner_col == me_col {
-            cut(a, lhs_axis, step.lhs_local)?
-        } else {
-            vec![T::Wire::default(); lhs_shape.iter().product()]
-        };
-        let rhs = if step.owner_row == me_row {
-            cut(b, rhs_axis, step.rhs_local)?
-        } else {
-            vec![T::Wire::default(); rhs_shape.iter().product()]
-        };
-        Ok(Panels { lhs, lhs_shape, rhs, rhs_shape })
+        let receive = |shape: &[usize]| BufferOps::empty(backend, T::DTYPE, shape)?.into_typed::<T>();
+        let lhs = if step.owner_col == me_col { cut(a, lhs_axis, step.lhs_local)? } else { receive(&lhs_shape)? };
+        let rhs = if step.owner_row == me_row { cut(b, rhs_axis, step.rhs_local)? } else { receive(&rhs_shape)? };
+        Ok(Panels { lhs, rhs })
     };
-    let received = |t: usize, p: &Panels<T::Wire>| -> u64 {
+    let received = |t: usize, p: &Panels<T>| -> u64 {
         let Some(step) = plan.panel_of(t) else { return 0 };
         let l = if cols > 1 && step.owner_col != me_col { p.lhs.len() } else { 0 };
         let r = if rows > 1 && step.owner_row != me_row { p.rhs.len() } else { 0 };
@@ -277,34 +280,32 @@ fn summa_typed<T: MpiScalar>(
     let owners = |t: usize| plan.panel_of(t).map_or((0, 0), |s| (s.owner_col as i32, s.owner_row as i32));
 
     let steps = plan.steps();
-    let mut current = panels(0)?;
-    {
+    let mut current = Some(panels(0)?);
+    if let Some(current) = current.as_mut() {
         let t0 = Instant::now();
         let (oc, or) = owners(0);
         if cols > 1 {
-            row.process_at_rank(oc).broadcast_into(&mut current.lhs[..]);
+            row.process_at_rank(oc).broadcast_into(wire(&mut current.lhs)?);
         }
         if rows > 1 {
-            col.process_at_rank(or).broadcast_into(&mut current.rhs[..]);
+            col.process_at_rank(or).broadcast_into(wire(&mut current.rhs)?);
         }
         report.wait_seconds += t0.elapsed().as_secs_f64();
         report.words_received += received(0, &current);
     }
     for t in 0..steps {
         let mut next = if t + 1 < steps { Some(panels(t + 1)?) } else { None };
-        let lhs =
-            T::into_tensor(TypedTensor::from_vec(T::from_wire(std::mem::take(&mut current.lhs)), &current.lhs_shape)?);
-        let rhs =
-            T::into_tensor(TypedTensor::from_vec(T::from_wire(std::mem::take(&mut current.rhs)), &current.rhs_shape)?);
+        let Panels { lhs, rhs } = current.take().ok_or_else(|| Error::internal(OP, "a step without its panels"))?;
+        let (lhs, rhs) = (T::into_tensor(lhs), T::into_tensor(rhs));
         let outcome = match next.as_mut() {
             Some(next) if !options.no_overlap => mpi::request::scope(|scope| -> Result<()> {
                 let (oc, or) = owners(t + 1);
                 let mut pending: Vec<Request<'_, [T::Wire], &LocalScope<'_>>> = Vec::new();
                 if cols > 1 {
-                    pending.push(row.process_at_rank(oc).immediate_broadcast_into(scope, &mut next.lhs[..]));
+                    pending.push(row.process_at_rank(oc).immediate_broadcast_into(scope, wire(&mut next.lhs)?));
                 }
                 if rows > 1 {
-                    pending.push(col.process_at_rank(or).immediate_broadcast_into(scope, &mut next.rhs[..]));
+                    pending.push(col.process_at_rank(or).immediate_broadcast_into(scope, wire(&mut next.rhs)?));
                 }
                 // Give the broadcasts a push before the product holds the CPU.
                 pending = pending.into_iter().filter_map(|r| r.test().err()).collect();
@@ -324,15 +325,15 @@ fn summa_typed<T: MpiScalar>(
                 let t0 = Instant::now();
                 let (oc, or) = owners(t + 1);
                 if cols > 1 {
-                    row.process_at_rank(oc).broadcast_into(&mut next.lhs[..]);
+                    row.process_at_rank(oc).broadcast_into(wire(&mut next.lhs)?);
                 }
                 if rows > 1 {
-                    col.process_at_rank(or).broadcast_into(&mut next.rhs[..]);
+                    col.process_at_rank(or).broadcast_into(wire(&mut next.rhs)?);
                 }
                 report.wait_seconds += t0.elapsed().as_secs_f64();
             }
             report.words_received += received(t + 1, &next);
-            current = next;
+            current = Some(next);
         }
     }
     report.seconds = start.elapsed().as_secs_f64();
