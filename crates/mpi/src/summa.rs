@@ -291,7 +291,7 @@ fn summa_typed<T: MpiScalar>(
             col.process_at_rank(or).broadcast_into(wire(&mut current.rhs)?);
         }
         report.wait_seconds += t0.elapsed().as_secs_f64();
-        report.words_received += received(0, &current);
+        report.words_received += received(0, current);
     }
     for t in 0..steps {
         let mut next = if t + 1 < steps { Some(panels(t + 1)?) } else { None };
