@@ -23,6 +23,16 @@ use crate::summa_plan::{SummaOptions, SummaPlan, matmul_lower_bound_words};
 
 const OP: &str = "distributed_dot_general";
 
+/// Pieces a step's product is cut into (along the result's split M axis) while the next
+/// panels' broadcasts are pending, so each piece ends in an `MPI_Test` that moves them:
+/// Open MPI has no progress thread, and a broadcast left alone during the product
+/// happens in the wait after it.
+const PROGRESS_PIECES: usize = 4;
+
+/// Fewest rows of that axis in one piece: thinner pieces would cost the local GEMM more
+/// than the progress saves.
+const MIN_PIECE_ROWS: usize = 64;
+
 /// What one distributed `dot_general` did, on this rank.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SummaReport {
@@ -232,27 +242,67 @@ fn summa_typed<T: MpiScalar>(
         compute_seconds: 0.0,
         wait_seconds: 0.0,
     };
-    let step_product = |c: &mut TypedTensor<T>, lhs: Tensor, rhs: Tensor, first: bool, report: &mut SummaReport| {
+    // The result's axis that holds the lhs's split free axis: the product is cut along
+    // it when broadcasts are pending, so that they progress between the pieces.
+    let m_axes = plan.m_axis.and_then(|m| {
+        let free = (0..a.rank()).filter(|x| !config.lhs_batch.contains(x) && !config.lhs_contracting.contains(x));
+        free.into_iter().position(|x| x == m).map(|i| (m, config.lhs_batch.len() + i))
+    });
+    // `progress` runs between the pieces of the product (and once when it is not cut).
+    let step_product = |c: &mut TypedTensor<T>,
+                        lhs: Tensor,
+                        rhs: Tensor,
+                        first: bool,
+                        report: &mut SummaReport,
+                        progress: &mut dyn FnMut()|
+     -> Result<()> {
         let t0 = Instant::now();
         let beta = if first { c64::new(0.0, 0.0) } else { c64::new(1.0, 0.0) };
-        let r = strata_backend::ContractionOps::dot_general_into(
-            backend,
-            (&lhs).into(),
-            (&rhs).into(),
-            config,
-            options.conj_lhs,
-            options.conj_rhs,
-            c64::new(1.0, 0.0),
-            beta,
-            TensorWrite::from(&mut *c),
-        );
+        let one = c64::new(1.0, 0.0);
+        let (conj_lhs, conj_rhs) = (options.conj_lhs, options.conj_rhs);
+        let extent = m_axes.map_or(0, |(m, _)| lhs.shape()[m]);
+        let pieces = PROGRESS_PIECES.min(extent / MIN_PIECE_ROWS);
+        let r = match m_axes {
+            Some((m, out_m)) if pieces >= 2 => (0..pieces).try_for_each(|i| {
+                let (lo, hi) = (extent * i / pieces, extent * (i + 1) / pieces);
+                let lhs_rows = lhs.view().slice_axis(m, lo, hi, 1)?;
+                let out_rows = c.view_mut().slice_axis(out_m, lo, hi, 1)?;
+                let r = strata_backend::ContractionOps::dot_general_into(
+                    backend,
+                    lhs_rows.into(),
+                    (&rhs).into(),
+                    config,
+                    conj_lhs,
+                    conj_rhs,
+                    one,
+                    beta,
+                    out_rows.into(),
+                );
+                progress();
+                r
+            }),
+            _ => {
+                progress();
+                strata_backend::ContractionOps::dot_general_into(
+                    backend,
+                    (&lhs).into(),
+                    (&rhs).into(),
+                    config,
+                    conj_lhs,
+                    conj_rhs,
+                    one,
+                    beta,
+                    TensorWrite::from(&mut *c),
+                )
+            }
+        };
         report.compute_seconds += t0.elapsed().as_secs_f64();
         r
     };
 
     let Some((lhs_axis, rhs_axis)) = plan.k_axes else {
         // No contracted axis: every rank already holds its rows and columns whole.
-        step_product(&mut c, a.clone(), b.clone(), true, &mut report)?;
+        step_product(&mut c, a.clone(), b.clone(), true, &mut report, &mut || ())?;
         report.seconds = start.elapsed().as_secs_f64();
         return Ok((T::into_tensor(c), report));
     };
@@ -307,9 +357,11 @@ fn summa_typed<T: MpiScalar>(
                 if rows > 1 {
                     pending.push(col.process_at_rank(or).immediate_broadcast_into(scope, wire(&mut next.rhs)?));
                 }
-                // Give the broadcasts a push before the product holds the CPU.
-                pending = pending.into_iter().filter_map(|r| r.test().err()).collect();
-                let computed = step_product(&mut c, lhs, rhs, t == 0, &mut report);
+                // Without a progress thread a broadcast moves only inside MPI calls: test
+                // the pending ones before the product and between its pieces.
+                let mut push =
+                    || pending = std::mem::take(&mut pending).into_iter().filter_map(|r| r.test().err()).collect();
+                let computed = step_product(&mut c, lhs, rhs, t == 0, &mut report, &mut push);
                 let t0 = Instant::now();
                 for r in pending {
                     r.wait();
@@ -317,7 +369,7 @@ fn summa_typed<T: MpiScalar>(
                 report.wait_seconds += t0.elapsed().as_secs_f64();
                 computed
             }),
-            _ => step_product(&mut c, lhs, rhs, t == 0, &mut report),
+            _ => step_product(&mut c, lhs, rhs, t == 0, &mut report, &mut || ()),
         };
         outcome?;
         if let Some(mut next) = next {
