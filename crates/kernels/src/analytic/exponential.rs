@@ -123,6 +123,7 @@ pub(crate) struct Exp;
 
 impl super::RealCore for Exp {
     const HAS_FALLBACK: bool = true;
+    const FALLBACK_EVERYWHERE: bool = true;
 
     #[inline(always)]
     fn core(x: f64) -> f64 {
@@ -135,6 +136,7 @@ impl super::RealCore for Exp {
         !(x.abs() <= MAX_FAST_INPUT)
     }
 
+    #[inline(always)]
     fn fallback(x: f64) -> f64 {
         exp_anywhere(x)
     }
@@ -149,6 +151,7 @@ impl super::RealCore for Exp {
         !(x.abs() <= MAX_FAST_INPUT_F32)
     }
 
+    #[inline(always)]
     fn fallback_f32(x: f32) -> f32 {
         exp_anywhere_f32(x)
     }
@@ -196,6 +199,7 @@ fn tanh_core(x: f64) -> f64 {
 /// `tanh x = e / (e + 2)` with `e = e^(2|x|) − 1`, the sign copied from `x` (so
 /// `tanh(−0) = −0`); 1 beyond |x| = 22, where `e` would overflow first. Three roundings
 /// after `expm1`: within 2 ulp (tested against glibc).
+#[inline(always)]
 fn tanh_anywhere(x: f64) -> f64 {
     let a = x.abs();
     let e = expm1_core(a + a);
@@ -248,6 +252,7 @@ fn exp_core_f32(x: f32) -> f32 {
 /// `e^x` in f32 for every input: as [`exp_core_f32`], then (only for subnormal or
 /// overflowing results) a second power of two. Within 0.76 eps of |e^x| (tested against
 /// the f64 exponential).
+#[inline(always)]
 fn exp_anywhere_f32(x: f32) -> f32 {
     let (k, p) = reduce_f32(x.clamp(-104.0, 89.0));
     let normal = k.clamp(-126.0, 127.0);
@@ -278,6 +283,7 @@ pub(crate) struct Tanh;
 
 impl super::RealCore for Tanh {
     const HAS_FALLBACK: bool = true;
+    const FALLBACK_EVERYWHERE: bool = true;
 
     #[inline(always)]
     fn core(x: f64) -> f64 {
@@ -290,6 +296,7 @@ impl super::RealCore for Tanh {
         !(x.abs() <= MAX_FAST_TANH)
     }
 
+    #[inline(always)]
     fn fallback(x: f64) -> f64 {
         tanh_anywhere(x)
     }

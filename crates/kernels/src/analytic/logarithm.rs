@@ -147,6 +147,7 @@ fn log_parts_f32(x: f32, shift: f32) -> f32 {
 }
 
 /// `ln x` in f32 for every input: subnormals scaled by 2^23 first, and the special values.
+#[inline(always)]
 fn log_anywhere_f32(x: f32) -> f32 {
     let tiny = x < f32::MIN_POSITIVE;
     let scaled = if tiny { x * 8_388_608.0 } else { x };
@@ -163,6 +164,7 @@ pub(crate) struct Log;
 
 impl super::RealCore for Log {
     const HAS_FALLBACK: bool = true;
+    const FALLBACK_EVERYWHERE: bool = true;
 
     #[inline(always)]
     fn core(x: f64) -> f64 {
@@ -174,6 +176,7 @@ impl super::RealCore for Log {
         log_outside(x)
     }
 
+    #[inline(always)]
     fn fallback(x: f64) -> f64 {
         log_with_tail(x, 0.0)
     }
@@ -189,6 +192,7 @@ impl super::RealCore for Log {
         x.to_bits().wrapping_sub(LOW) >= f32::INFINITY.to_bits() - LOW
     }
 
+    #[inline(always)]
     fn fallback_f32(x: f32) -> f32 {
         log_anywhere_f32(x)
     }

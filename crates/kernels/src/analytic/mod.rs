@@ -80,6 +80,7 @@ impl CoreFloat for f64 {
     fn outside<F: RealCore>(self) -> bool {
         F::outside(self)
     }
+    #[inline(always)]
     fn fallback<F: RealCore>(self) -> Self {
         F::fallback(self)
     }
@@ -94,6 +95,7 @@ impl CoreFloat for f32 {
     fn outside<F: RealCore>(self) -> bool {
         F::outside_f32(self)
     }
+    #[inline(always)]
     fn fallback<F: RealCore>(self) -> Self {
         F::fallback_f32(self)
     }
@@ -106,6 +108,13 @@ impl CoreFloat for f32 {
 pub(crate) trait RealCore {
     /// Whether some inputs are outside the cores' range and go to the fallbacks.
     const HAS_FALLBACK: bool = false;
+
+    /// Whether the fallbacks are `#[inline(always)]` branch-free functions of every input
+    /// that give the cores' bits inside their range: then a block with an input outside
+    /// runs them, vectorised, on the whole block, instead of the core and then a patch
+    /// lane by lane (which made a block of zeros for `ln` 2× slower than the full
+    /// function). Fallbacks that call libm leave this `false`.
+    const FALLBACK_EVERYWHERE: bool = false;
 
     /// The function in f64: straight-line arithmetic, `#[inline(always)]`.
     fn core(x: f64) -> f64;
@@ -228,8 +237,10 @@ pub(crate) use real_cores;
 /// `out[i] = F(a[i])` (by `T`'s core of `F`, see [`CoreFloat`]), with the loop compiled
 /// for the widest SIMD level the CPU has ([`crate::simd`]). Fused multiply-adds appear
 /// only where a core writes `mul_add`, which rounds once on every level, so every level
-/// gives the same bits as the scalar core. Cores with a fallback run on every element
-/// first; the elements outside their range are then recomputed by the full function.
+/// gives the same bits as the scalar core. A block of inputs all inside the core's range
+/// runs the core; a block with some outside runs the full function on every element if
+/// it is branch-free (`FALLBACK_EVERYWHERE`), else the core and then the full function
+/// on the elements outside.
 #[inline(always)]
 pub(crate) fn map_slice<T: CoreFloat, F: RealCore>(a: &[T], out: &mut [T]) {
     simd::run(MapSlice::<T, F> { a, out, core: PhantomData })
@@ -257,14 +268,21 @@ const BLOCK: usize = 256;
 #[inline(always)]
 fn map_loop<T: CoreFloat, F: RealCore>(a: &[T], out: &mut [T]) {
     for (a, out) in a.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
+        // A fold, not `any`: an early exit would scan one element at a time (it took as
+        // long as the core itself for f32 sin), a fold vectorises.
+        let rare = F::HAS_FALLBACK && a.iter().fold(false, |seen, &x| seen | x.outside::<F>());
+        if rare && F::FALLBACK_EVERYWHERE {
+            for (o, &x) in out.iter_mut().zip(a) {
+                *o = x.fallback::<F>();
+            }
+            continue;
+        }
         // The core on every element (the vectorised loop), then the rare inputs outside
         // its range one by one.
         for (o, &x) in out.iter_mut().zip(a) {
             *o = x.core::<F>();
         }
-        // A fold, not `any`: an early exit would scan one element at a time (it took as
-        // long as the core itself for f32 sin), a fold vectorises.
-        if F::HAS_FALLBACK && a.iter().fold(false, |seen, &x| seen | x.outside::<F>()) {
+        if rare {
             for (o, &x) in out.iter_mut().zip(a) {
                 if x.outside::<F>() {
                     *o = x.fallback::<F>();
