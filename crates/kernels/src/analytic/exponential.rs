@@ -131,8 +131,10 @@ impl super::RealCore for Exp {
     }
 
     #[inline(always)]
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     fn outside(x: f64) -> bool {
-        // Written so that NaN is outside.
+        // One unordered comparison (NaN is outside); `> || is_nan` compiled to two and
+        // cost 5-10 % of f32 exp in-cache.
         !(x.abs() <= MAX_FAST_INPUT)
     }
 
@@ -147,7 +149,10 @@ impl super::RealCore for Exp {
     }
 
     #[inline(always)]
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     fn outside_f32(x: f32) -> bool {
+        // One unordered comparison (NaN is outside); `> || is_nan` compiled to two and
+        // cost 5-10 % of f32 exp in-cache.
         !(x.abs() <= MAX_FAST_INPUT_F32)
     }
 
@@ -291,8 +296,10 @@ impl super::RealCore for Tanh {
     }
 
     #[inline(always)]
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     fn outside(x: f64) -> bool {
-        // Written so that NaN is outside.
+        // One unordered comparison (NaN is outside); `> || is_nan` compiled to two and
+        // cost 5-10 % of f32 exp in-cache.
         !(x.abs() <= MAX_FAST_TANH)
     }
 
