@@ -15,6 +15,9 @@ use strata_tensor::{Result, Scalar, Tensor, TensorRead, TensorWrite};
 
 type Op = fn(&KernelContext<'_>, TensorRead<'_>, TensorWrite<'_>) -> Result<()>;
 
+/// A function's name, its `_into` op, and the map from [-1, 1) to its inputs.
+type Case = (&'static str, Op, fn(f64) -> f64);
+
 /// Seconds of CPU time this thread has used.
 fn thread_seconds() -> f64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
@@ -69,7 +72,7 @@ fn run<T: Scalar>(ctx: &KernelContext<'_>, name: &str, op: Op, values: &[f64], n
 
 fn main() {
     let ctx = KernelContext::sequential();
-    let funcs: [(&str, Op, fn(f64) -> f64); 4] = [
+    let funcs: [Case; 4] = [
         ("exp", analytic::exp_into, |u| 5.0 * u),
         ("log", analytic::log_into, |u| 50.0 * (u + 1.0) + 1e-3),
         ("sin", analytic::sin_into, |u| 30.0 * u),
