@@ -26,6 +26,7 @@
 //! own blocking decides the summation order.
 
 mod blas1;
+mod blocked;
 mod cache;
 mod disjoint;
 mod dot_general;
