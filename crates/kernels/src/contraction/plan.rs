@@ -557,6 +557,34 @@ mod tests {
     }
 
     #[test]
+    fn interleaved_large_operands_are_gathered_in_blocks() {
+        // CTMRG X4: [c, u', e, l', d, r, s] x A[u', l', d', r', s] contracting u', l', s.
+        let cfg = DotGeneralConfig::new(vec![], vec![], vec![1, 3, 6], vec![0, 1, 4]);
+        let (l, r) = ([32usize, 4, 32, 4, 4, 4, 2], [4usize, 4, 4, 4, 2]);
+        let p = plan(&cfg, (&l, &row_major_strides(&l)), (&r, &row_major_strides(&r)));
+        let b = p.blocked.clone().expect("the lhs is gathered in blocks");
+        assert_eq!((b.operand, b.terms.len(), b.free(), p.m, p.k, p.n), (LHS, 32, 16384, 16384, 32, 16));
+        // 128 KiB of f64 rows with 32 terms each; terms in the k order (u', l', s).
+        assert_eq!(b.block_rows, 512);
+        assert_eq!(&b.terms[..3], &[0, 1, 32]);
+        assert_eq!(b.rows, vec![(32, 16384), (32, 128), (4, 8), (4, 2)]);
+        assert!(p.pack_rhs.is_some(), "the small operand is still packed whole");
+        // The large operand on the right: blocks of n.
+        let cfg = DotGeneralConfig::new(vec![], vec![], vec![0, 1, 4], vec![1, 3, 6]);
+        let p = plan(&cfg, (&r, &row_major_strides(&r)), (&l, &row_major_strides(&l)));
+        assert_eq!(p.blocked.map(|b| (b.operand, b.free())), Some((RHS, 16384)));
+        // Collapsing operands, few rows, or batch axes: no blocks.
+        let mm = DotGeneralConfig::matmul();
+        assert_eq!(plan(&mm, (&[4096, 32], &[32, 1]), (&[32, 16], &[16, 1])).blocked, None);
+        let few = [4usize, 4, 4, 4, 4, 4, 2];
+        let cfg = DotGeneralConfig::new(vec![], vec![], vec![1, 3, 6], vec![0, 1, 4]);
+        assert_eq!(plan(&cfg, (&few, &row_major_strides(&few)), (&r, &row_major_strides(&r))).blocked, None);
+        let batched = DotGeneralConfig::new(vec![0], vec![0], vec![2, 4], vec![1, 2]);
+        let (bl, br) = ([4usize, 64, 4, 64, 4], [4usize, 4, 4, 8]);
+        assert_eq!(plan(&batched, (&bl, &row_major_strides(&bl)), (&br, &row_major_strides(&br))).blocked, None);
+    }
+
+    #[test]
     fn degenerate_shapes_pick_cheap_routes() {
         let dot = DotGeneralConfig::new(vec![], vec![], vec![0], vec![0]);
         assert_eq!(plan(&dot, (&[100], &[1]), (&[100], &[-1])).route, Route::Dot);
