@@ -79,6 +79,7 @@ fn plan_for(
         rhs_strides: rv.layout().strides(),
         out_strides,
         needs_unit_stride,
+        elem_bytes: dtype.size_bytes(),
     };
     let build = || analyze(config, &geometry, out_shape.to_vec());
     match cache {

@@ -9,9 +9,10 @@ use strata_provider::{
 };
 use strata_tensor::{Error, Layout, Result, TypedView, TypedViewMut};
 
+use super::blocked::{BlockedInputs, blocked_route};
 use super::disjoint::DisjointOut;
 use super::microkernel::{self, TileJob, Units};
-use super::plan::{ContractionPlan, LHS, OUT, RHS, Route};
+use super::plan::{BlockedPack, ContractionPlan, LHS, OUT, RHS, Route};
 use super::scalar::ContractScalar;
 use super::small::SmallGemm;
 use crate::alloc::fill_output;
@@ -89,23 +90,28 @@ pub(crate) fn run_plan<T: ContractScalar>(
     if plan.route == Route::Empty {
         return Ok(());
     }
+    // The blocked operand is gathered block by block by its route, not copied whole.
+    // It needs the provider, and alpha = 0 reads no operand at all.
+    let blocked =
+        plan.blocked.as_ref().filter(|_| plan.route == Route::Provider && provider.is_some() && ops.alpha != T::zero());
+    let [raw_lhs, raw_rhs] = super::blocked::unpacked(blocked);
     let packed_lhs;
     let lhs = match &plan.pack_lhs {
-        Some(perm) => {
+        Some(perm) if !raw_lhs => {
             packed_lhs = structural::permute_to_vec(ctx, &ops.lhs, perm)?;
             (packed_lhs.data(), 0)
         }
-        None => (ops.lhs.buffer(), ops.lhs.offset()),
+        _ => (ops.lhs.buffer(), ops.lhs.offset()),
     };
     let packed_rhs;
     let rhs = match &plan.pack_rhs {
-        Some(perm) => {
+        Some(perm) if !raw_rhs => {
             packed_rhs = structural::permute_to_vec(ctx, &ops.rhs, perm)?;
             (packed_rhs.data(), 0)
         }
-        None => (ops.rhs.buffer(), ops.rhs.offset()),
+        _ => (ops.rhs.buffer(), ops.rhs.offset()),
     };
-    let inputs = Inputs { lhs, rhs, provider };
+    let inputs = Inputs { lhs, rhs, provider, blocked };
     if plan.stage_out {
         let shape = dest.layout.shape();
         let mut staged = if ops.beta == T::zero() {
@@ -129,6 +135,8 @@ struct Inputs<'a, 'p, T> {
     lhs: (&'a [T], usize),
     rhs: (&'a [T], usize),
     provider: Option<&'p dyn GemmProvider>,
+    /// The plan's blocked operand, when its route runs (that operand is then unpacked).
+    blocked: Option<&'p BlockedPack>,
 }
 
 fn compute<T: ContractScalar>(
@@ -144,9 +152,13 @@ fn compute<T: ContractScalar>(
     // alpha = 0 leaves beta · out without reading the operands, as in BLAS.
     let vanishes = ops.alpha == T::zero();
     match (plan.route, inputs.provider) {
-        (Route::Provider, Some(provider)) if !vanishes => {
-            provider_route(ctx, plan, ops, inputs, provider, owner, out, base)
-        }
+        (Route::Provider, Some(provider)) if !vanishes => match inputs.blocked {
+            Some(b) => {
+                let blocked = BlockedInputs { lhs: inputs.lhs, rhs: inputs.rhs };
+                blocked_route(ctx, plan, b, ops, &blocked, provider, out, base)
+            }
+            None => provider_route(ctx, plan, ops, inputs, provider, owner, out, base),
+        },
         _ => own_loops(ctx, plan, ops, inputs, owner, out, base, vanishes),
     }
 }

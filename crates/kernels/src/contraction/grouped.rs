@@ -190,6 +190,7 @@ fn one_job<T: ContractScalar>(
         rhs_strides: rv.strides(),
         out_strides: &out_strides,
         needs_unit_stride: provider.capabilities().needs_unit_stride,
+        elem_bytes: T::DTYPE.size_bytes(),
     };
     let plan = analyze(&dot, &geometry, out_shape.clone());
     let ops = Operands { lhs: lv, rhs: rv, conj: [config.conj_lhs, config.conj_rhs], alpha: T::one(), beta: T::zero() };

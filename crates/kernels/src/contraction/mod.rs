@@ -7,8 +7,10 @@
 //! Row-major, column-major, transposed and reversed operands usually collapse, so they go
 //! to the GEMM provider as they are (direct strided GEMM, no copy); an operand whose axes
 //! interleave badly is first copied into a compact `[batch, m, k]` / `[batch, k, n]`
-//! buffer (permute-then-GEMM), and a destination view that cannot collapse is computed
-//! into a staging tensor. Batch axes become the provider's batch stride or a loop.
+//! buffer (permute-then-GEMM), or, when it is the larger operand of an unbatched product
+//! with many free rows, gathered block by block, each block multiplied while it is in
+//! cache (see `blocked.rs`); a destination view that cannot collapse is computed into a
+//! staging tensor. Batch axes become the provider's batch stride or a loop.
 //! Dot products, tiny products and empty contractions take our own loops.
 //!
 //! **Parallelism (SPEC §7).** One party owns it: a large GEMM gives the provider the
@@ -26,6 +28,7 @@
 //! own blocking decides the summation order.
 
 mod blas1;
+mod blocked;
 mod cache;
 mod disjoint;
 mod dot_general;

@@ -73,6 +73,36 @@ pub(crate) struct ContractionPlan {
     pub route: Route,
     /// The tile mapping, for [`Route::Tiles`].
     pub tiles: Option<TileLayout>,
+    /// The packed operand that is gathered block by block instead of copied whole first
+    /// (its `pack_*` entry is then unused).
+    pub blocked: Option<BlockedPack>,
+}
+
+/// A packed operand gathered in blocks of its free rows, each block multiplied as soon as
+/// it is gathered (see `contraction/blocked.rs`). Only shapes and strides: cacheable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct BlockedPack {
+    /// [`LHS`] (blocks of m) or [`RHS`] (blocks of n).
+    pub operand: usize,
+    /// The operand's free axes in the GEMM's order, outermost first: (extent, stride in
+    /// the operand as it lies).
+    pub rows: Vec<(usize, isize)>,
+    /// Offset in the operand of each contraction term, in the GEMM's k order.
+    pub terms: Vec<isize>,
+    /// Free rows per block (the last block may be shorter).
+    pub block_rows: usize,
+}
+
+impl BlockedPack {
+    /// Number of blocks.
+    pub(crate) fn blocks(&self) -> usize {
+        self.free().div_ceil(self.block_rows)
+    }
+
+    /// Extent of the free group.
+    pub(crate) fn free(&self) -> usize {
+        self.rows.iter().map(|r| r.0).product()
+    }
 }
 
 impl ContractionPlan {
@@ -92,7 +122,8 @@ impl ContractionPlan {
             + self.pack_lhs.as_ref().map_or(0, |p| p.len() * size_of::<usize>())
             + self.pack_rhs.as_ref().map_or(0, |p| p.len() * size_of::<usize>())
             + self.batch.len() * size_of::<Axis>()
-            + self.tiles.as_ref().map_or(0, TileLayout::footprint_bytes);
+            + self.tiles.as_ref().map_or(0, TileLayout::footprint_bytes)
+            + self.blocked.as_ref().map_or(0, |b| b.rows.len() * 16 + b.terms.len() * size_of::<isize>());
         size_of::<Self>() + vecs
     }
 }
@@ -107,6 +138,8 @@ pub(crate) struct Geometry<'a> {
     pub out_strides: &'a [isize],
     /// The GEMM provider accepts only matrices with one unit stride (BLAS).
     pub needs_unit_stride: bool,
+    /// Bytes of one element (block sizes are in bytes).
+    pub elem_bytes: usize,
 }
 
 struct Groups {
@@ -243,6 +276,7 @@ pub(crate) fn analyze(cfg: &DotGeneralConfig, g: &Geometry<'_>, out_shape: Vec<u
             stage_out: false,
             route: Route::Tiles,
             tiles: Some(tiles),
+            blocked: None,
             ..plan
         },
         _ => plan,
@@ -304,6 +338,8 @@ fn analyze_forcing(
     let k_extent: usize = k.iter().map(|a| a.extent).product();
     let mut pack_lhs = None;
     let mut pack_rhs = None;
+    // The operands' free and contracted axes as they lie, before packing rewrites them.
+    let (m_src, n_src, k_src) = (m.clone(), n.clone(), k.clone());
     if !empty && k_extent != 0 {
         if force[LHS] || !(collapses(&m, LHS) && collapses(&k, LHS)) {
             pack_lhs = Some(pack(&mut [&mut batch, &mut m, &mut k], LHS, g.lhs_shape.len(), |a| a.lhs_axis));
@@ -312,6 +348,11 @@ fn analyze_forcing(
             pack_rhs = Some(pack(&mut [&mut batch, &mut k, &mut n], RHS, g.rhs_shape.len(), |a| a.rhs_axis));
         }
     }
+    let blocked = if batch.iter().all(|a| a.extent == 1) {
+        blocked_pack([pack_lhs.is_some(), pack_rhs.is_some()], [&m_src, &n_src], &k_src, g.elem_bytes)
+    } else {
+        None
+    };
 
     let batch = collapse(&batch, &[LHS, RHS, OUT]);
     let (m_ext, lhs_m) = single(&m, LHS);
@@ -344,7 +385,54 @@ fn analyze_forcing(
         out_mat: [out_m, out_n],
         route,
         tiles: None,
+        blocked,
     }
+}
+
+/// Bytes of one gathered block: small enough that the block, the other operand's panel
+/// and the block's output rows stay in a core's L2 cache while the GEMM reads them.
+pub(crate) const BLOCK_BYTES: usize = 128 * 1024;
+
+/// Contraction terms above which an operand is packed whole: a block would hold too few
+/// rows for the GEMM to run at speed.
+pub(crate) const BLOCK_MAX_TERMS: usize = 1024;
+
+/// Free rows of a block at least (the GEMM's register tiles are up to 48 rows high).
+const BLOCK_MIN_ROWS: usize = 64;
+
+/// The operand to gather block by block, if any: the larger packed one (by elements),
+/// when its contraction terms fit [`BLOCK_MAX_TERMS`] and it has more than one block's
+/// worth of rows. The other packed operand, if any, is copied whole as before.
+fn blocked_pack(packed: [bool; 2], free: [&[Axis]; 2], k: &[Axis], elem_bytes: usize) -> Option<BlockedPack> {
+    let terms_count: usize = k.iter().map(|a| a.extent).product();
+    let size = |t: usize| free[t].iter().map(|a| a.extent).product::<usize>().saturating_mul(terms_count);
+    let operand = match packed {
+        [true, true] => {
+            if size(LHS) >= size(RHS) {
+                LHS
+            } else {
+                RHS
+            }
+        }
+        [true, false] => LHS,
+        [false, true] => RHS,
+        [false, false] => return None,
+    };
+    if terms_count == 0 || terms_count > BLOCK_MAX_TERMS {
+        return None;
+    }
+    let rows: Vec<(usize, isize)> = free[operand].iter().map(|a| (a.extent, a.strides[operand])).collect();
+    let free_extent: usize = rows.iter().map(|r| r.0).product();
+    let block_rows = (BLOCK_BYTES / (terms_count * elem_bytes.max(1))).max(BLOCK_MIN_ROWS) / 16 * 16;
+    if free_extent < 2 * block_rows {
+        return None;
+    }
+    let mut terms: Vec<isize> = vec![0];
+    for a in k {
+        let stride = a.strides[operand];
+        terms = terms.iter().flat_map(|&t| (0..a.extent as isize).map(move |i| t + i * stride)).collect();
+    }
+    Some(BlockedPack { operand, rows, terms, block_rows })
 }
 
 #[cfg(test)]
@@ -371,6 +459,7 @@ mod tests {
             rhs_strides: rhs.1,
             out_strides,
             needs_unit_stride: false,
+            elem_bytes: 8,
         };
         analyze_for_provider(cfg, &g, out_shape)
     }
@@ -455,6 +544,7 @@ mod tests {
                 rhs_strides: &rs,
                 out_strides: &os,
                 needs_unit_stride: false,
+                elem_bytes: 8,
             };
             analyze(cfg, &g, out_shape)
         };
@@ -464,6 +554,34 @@ mod tests {
         assert_eq!(p.tiles.as_ref().map(|t| (t.items(), t.i, t.j, t.k())), Some((1024, 16, 16, 16)));
         let p = analysed(&DotGeneralConfig::matmul(), &[512, 512], &[512, 512]);
         assert_eq!((p.route, p.tiles.is_none()), (Route::Provider, true));
+    }
+
+    #[test]
+    fn interleaved_large_operands_are_gathered_in_blocks() {
+        // CTMRG X4: [c, u', e, l', d, r, s] x A[u', l', d', r', s] contracting u', l', s.
+        let cfg = DotGeneralConfig::new(vec![], vec![], vec![1, 3, 6], vec![0, 1, 4]);
+        let (l, r) = ([32usize, 4, 32, 4, 4, 4, 2], [4usize, 4, 4, 4, 2]);
+        let p = plan(&cfg, (&l, &row_major_strides(&l)), (&r, &row_major_strides(&r)));
+        let b = p.blocked.clone().expect("the lhs is gathered in blocks");
+        assert_eq!((b.operand, b.terms.len(), b.free(), p.m, p.k, p.n), (LHS, 32, 16384, 16384, 32, 16));
+        // 128 KiB of f64 rows with 32 terms each; terms in the k order (u', l', s).
+        assert_eq!(b.block_rows, 512);
+        assert_eq!(&b.terms[..3], &[0, 1, 32]);
+        assert_eq!(b.rows, vec![(32, 16384), (32, 128), (4, 8), (4, 2)]);
+        assert!(p.pack_rhs.is_some(), "the small operand is still packed whole");
+        // The large operand on the right: blocks of n.
+        let cfg = DotGeneralConfig::new(vec![], vec![], vec![0, 1, 4], vec![1, 3, 6]);
+        let p = plan(&cfg, (&r, &row_major_strides(&r)), (&l, &row_major_strides(&l)));
+        assert_eq!(p.blocked.map(|b| (b.operand, b.free())), Some((RHS, 16384)));
+        // Collapsing operands, few rows, or batch axes: no blocks.
+        let mm = DotGeneralConfig::matmul();
+        assert_eq!(plan(&mm, (&[4096, 32], &[32, 1]), (&[32, 16], &[16, 1])).blocked, None);
+        let few = [4usize, 4, 4, 4, 4, 4, 2];
+        let cfg = DotGeneralConfig::new(vec![], vec![], vec![1, 3, 6], vec![0, 1, 4]);
+        assert_eq!(plan(&cfg, (&few, &row_major_strides(&few)), (&r, &row_major_strides(&r))).blocked, None);
+        let batched = DotGeneralConfig::new(vec![0], vec![0], vec![2, 4], vec![1, 2]);
+        let (bl, br) = ([4usize, 64, 4, 64, 4], [4usize, 4, 4, 8]);
+        assert_eq!(plan(&batched, (&bl, &row_major_strides(&bl)), (&br, &row_major_strides(&br))).blocked, None);
     }
 
     #[test]
