@@ -63,8 +63,8 @@ fn main() {
     for _ in 0..calls {
         let t = Instant::now();
         if into {
-            let op = DotGeneral::new().contract(&[config.lhs_contracting[0]], &[config.rhs_contracting[0]]);
-            let op = if b == 0 { op } else { op.batch(&[0], &[0]) };
+            let op = DotGeneral::new().contract([config.lhs_contracting[0]], [config.rhs_contracting[0]]);
+            let op = if b == 0 { op } else { op.batch([0], [0]) };
             backend.dot_general_into(&lhs, &rhs, &op, &mut dest).expect("dot_general_into");
             std::hint::black_box(&dest);
         } else {
