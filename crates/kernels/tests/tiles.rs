@@ -390,3 +390,72 @@ fn batched_blocks_in_common_layouts() {
     assert!(exec.forks.load(std::sync::atomic::Ordering::Relaxed) > 0, "the batch was split over workers");
     assert!(audit.is_clean());
 }
+
+/// Row extents that fill whole registers of every dtype (8, 16, 32, 64 reals) and ones
+/// that cut the last register, each with alpha and beta (and beta = 0 over NaN), both
+/// conjugation flags and budgets 1 and 2: the tiles' full-register and cut paths, in the
+/// plain and the general epilogue, against the wide reference and bit-identical.
+fn full_and_cut_registers<T: Value>(seed: u64) {
+    let mut rng = Rng::new(seed);
+    let exec = ThreadExecutor::new(2);
+    let audit = ScheduleAudit::new();
+    let contexts = [KernelContext::sequential(), KernelContext::new(Parallelism::new(&exec, 2, &audit))];
+    for &n in &[4usize, 8, 16, 32, 64, 7, 17, 40] {
+        for &(b, m, k) in &[(3usize, 9usize, 5usize), (70, 4, 16)] {
+            let case = Case {
+                config: DotGeneralConfig::new(vec![0], vec![0], vec![2], vec![1]),
+                lhs_shape: vec![b, m, k],
+                rhs_shape: vec![b, k, n],
+                conj: [rng.chance(0.5), rng.chance(0.5)],
+            };
+            let lhs = Stored::<T>::random(&mut rng, &case.lhs_shape, false, true);
+            let rhs = Stored::<T>::random(&mut rng, &case.rhs_shape, false, true);
+            let (out_shape, want) = reference(&case, &lhs, &rhs);
+            for (alpha, beta) in [(c64::new(1.0, 0.0), None), (c64::new(-0.75, 0.5), Some(c64::new(0.5, -0.25)))] {
+                let alpha = T::make(alpha).wide();
+                let beta = beta.map(|z| T::make(z).wide());
+                let old = Stored::<T>::random(&mut rng, &out_shape, false, true);
+                let mut results = Vec::new();
+                for ctx in &contexts {
+                    let mut dest =
+                        Stored { data: old.data.clone(), ..Stored::random(&mut rng, &out_shape, false, true) };
+                    if beta.is_none() {
+                        dest.data.iter_mut().for_each(|x| *x = T::make(c64::new(f64::NAN, f64::NAN)));
+                    }
+                    let view = TypedViewMut::new(&mut dest.data, &dest.shape, &dest.strides, dest.offset).unwrap();
+                    dot_general_into(
+                        ctx,
+                        lhs.view().into(),
+                        rhs.view().into(),
+                        &case.config,
+                        case.conj[0],
+                        case.conj[1],
+                        alpha,
+                        beta.unwrap_or(c64::new(0.0, 0.0)),
+                        view.into(),
+                        &FAER,
+                        None,
+                    )
+                    .unwrap();
+                    for (i, o) in indices(&out_shape).iter().enumerate() {
+                        let prior = beta.map_or(c64::new(0.0, 0.0), |z| z * old.at(o));
+                        let scale = alpha.norm() * want[i].1 + beta.map_or(0.0, |z| z.norm() * old.at(o).norm());
+                        let what = format!("{} n={n} b={b} m={m} k={k} conj {:?} element {i}", T::DTYPE, case.conj);
+                        close::<T>(&what, dest.at(o), alpha * want[i].0 + prior, scale, k);
+                    }
+                    results.push(bits(&dest.data));
+                }
+                assert_eq!(results[0], results[1], "{} n={n}: results depend on the budget", T::DTYPE);
+            }
+        }
+    }
+    assert!(audit.is_clean());
+}
+
+#[test]
+fn full_and_cut_registers_match_the_reference() {
+    full_and_cut_registers::<f32>(21);
+    full_and_cut_registers::<f64>(22);
+    full_and_cut_registers::<c32>(23);
+    full_and_cut_registers::<c64>(24);
+}

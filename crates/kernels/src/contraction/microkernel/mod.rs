@@ -422,7 +422,8 @@ unsafe fn tiles<S: Lanes, T: MicroScalar<Part = S::R>>(
         let rows = rows_per_tile.min(l.i - i0);
         let reals = rows * w;
         let nv = reals.div_ceil(S::L);
-        let last = s.first(reals - (nv - 1) * S::L);
+        let tail = reals - (nv - 1) * S::L;
+        let (last, cut) = (s.first(tail), tail < S::L);
         let (xi, ci) = (x.wrapping_add(i0 * w), c.wrapping_add(i0 * w));
         let mut j0 = cols.start;
         while j0 < cols.end {
@@ -433,14 +434,15 @@ unsafe fn tiles<S: Lanes, T: MicroScalar<Part = S::R>>(
             let cj = ci.wrapping_offset(j0 as isize * g.c_j);
             // SAFETY: the tile covers rows i0..i0 + rows and columns j0..j0 + nb of the
             // item, all in bounds by this function's contract.
-            unsafe { dispatch::<S, T>(s, nv, nb, g, e, xi, yj, cj, last) };
+            unsafe { dispatch::<S, T>(s, (nv, nb, cut), g, e, xi, yj, cj, last) };
             j0 += nb;
         }
         i0 += rows;
     }
 }
 
-/// Calls the tile of `nv` registers by `nb` columns.
+/// Calls the tile of `nv` registers by `nb` columns, the last register cut to the lanes
+/// of `last` when `cut`.
 ///
 /// # Safety
 /// That of [`tile`].
@@ -448,8 +450,7 @@ unsafe fn tiles<S: Lanes, T: MicroScalar<Part = S::R>>(
 #[allow(clippy::too_many_arguments)]
 unsafe fn dispatch<S: Lanes, T: MicroScalar<Part = S::R>>(
     s: S,
-    nv: usize,
-    nb: usize,
+    (nv, nb, cut): (usize, usize, bool),
     g: &TileStrides<'_>,
     e: &Epilogue<S::R>,
     x: *const S::R,
@@ -459,11 +460,14 @@ unsafe fn dispatch<S: Lanes, T: MicroScalar<Part = S::R>>(
 ) {
     macro_rules! arms {
         ($($nv:literal, $nb:literal);*) => {
-            match (nv, nb) {
+            match (nv, nb, cut) {
                 $(
-                    // SAFETY: forwarded contract.
-                    ($nv, $nb) if fits($nv, $nb, T::COMPLEX, S::ACCUMULATORS) => unsafe {
-                        tile::<S, T, $nv, $nb>(s, g, e, x, y, c, last)
+                    // SAFETY (both arms): forwarded contract.
+                    ($nv, $nb, false) if fits($nv, $nb, T::COMPLEX, S::ACCUMULATORS) => unsafe {
+                        tile::<S, T, $nv, $nb, false>(s, g, e, x, y, c, last)
+                    },
+                    ($nv, $nb, true) if fits($nv, $nb, T::COMPLEX, S::ACCUMULATORS) => unsafe {
+                        tile::<S, T, $nv, $nb, true>(s, g, e, x, y, c, last)
                     },
                 )*
                 // INVARIANT: `tiles` only asks for shapes that fit, and one column of at
