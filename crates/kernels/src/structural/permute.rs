@@ -16,9 +16,9 @@
 use strata_tensor::{Scalar, TypedView};
 
 use super::output_rows::{RowSink, SharedRows};
-use super::stream_store::{STREAM_MIN_BYTES, fence};
 #[cfg(target_arch = "x86_64")]
 use super::register_tile::{RegisterTileWork, RegisterTiles};
+use super::stream_store::{fence, streams_output};
 use super::tile_walk::{ElementTiles, TileGeometry, permute_tiles, tile_side, tiled_axes};
 use crate::par::Parallelism;
 use crate::strided::{GRAIN, StridedPlan, par_chunks_mut};
@@ -82,7 +82,7 @@ impl<T: Scalar> Permutation<'_, T> {
         let len = out.len();
         let budget = par.budget().max(1);
         let side = tile_side::<T>();
-        let stream = std::mem::size_of_val(out) >= STREAM_MIN_BYTES;
+        let stream = streams_output(std::mem::size_of_val(out));
         if budget == 1 || len < 2 * GRAIN {
             return self.copy_piece(0, 0..self.dims[0], out, 0, stream);
         }

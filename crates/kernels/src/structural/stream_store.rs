@@ -8,7 +8,9 @@
 //! evicting the source lines still to be read from the cache. The tiles write every output
 //! line whole with one line-aligned row, the case streaming stores are made for. On the
 //! 64 MiB [3,2,1,0] f64 permutation at two threads on the AMD Zen 4 guest this took the
-//! register tiles from 0.45-0.6× to 0.75-1.0× memcpy in the same runs (docs/PERFORMANCE.md).
+//! register tiles from 0.45-0.6× to 0.75-1.0× memcpy in the same runs (docs/PERFORMANCE.md);
+//! on the Intel guest of earlier sessions it measured slower, so only non-Intel processors
+//! stream ([`streams_output`]).
 //!
 //! Streamed lines are weakly ordered: a piece that streamed ends with [`fence`] before its
 //! worker reports the piece done, so that whoever reads the output afterwards sees them.
@@ -21,7 +23,34 @@
 /// it the result cannot stay there anyway (it exceeds the last-level cache of most
 /// machines this runs on, 8-32 MiB per socket), and the saved reads for ownership are a
 /// third of the traffic.
-pub(super) const STREAM_MIN_BYTES: usize = 16 << 20;
+const STREAM_MIN_BYTES: usize = 16 << 20;
+
+/// Whether a permutation with `output_bytes` of output streams its rows: from
+/// [`STREAM_MIN_BYTES`], on processors where streaming measured faster. On the AMD Zen 4
+/// guest it did by far (0.45-0.6× → 0.75-1.0× memcpy on the 64 MiB [3,2,1,0] f64 case);
+/// on the Intel Xeon guest of earlier sessions it measured slower (0.51-0.61× against
+/// 0.58-0.65× with plain stores and write prefetches, docs/PERFORMANCE.md), so Intel
+/// processors keep plain stores. Other x86-64 vendors stream, as AMD does. Decided once
+/// per process.
+pub(super) fn streams_output(output_bytes: usize) -> bool {
+    output_bytes >= STREAM_MIN_BYTES && streaming_pays()
+}
+
+#[cfg(target_arch = "x86_64")]
+fn streaming_pays() -> bool {
+    static PAYS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *PAYS.get_or_init(|| {
+        // CPUID leaf 0 names the vendor in EBX, EDX, ECX: "Genu" "ineI" "ntel" for Intel.
+        let id = std::arch::x86_64::__cpuid(0);
+        let vendor: Vec<u8> = [id.ebx, id.edx, id.ecx].iter().flat_map(|r| r.to_le_bytes()).collect();
+        vendor != b"GenuineIntel"
+    })
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn streaming_pays() -> bool {
+    false
+}
 
 /// Bytes of one cache line, the unit of a streamed row.
 pub(super) const LINE: usize = 64;

@@ -287,8 +287,10 @@ impl TileCopy for ElementTiles {
     ) {
         if self.stream && rows_are_lines::<T, B>() {
             for b in 0..B {
-                // SAFETY: the caller's contract: element `b` of every run is readable.
-                let line: [T; B] = std::array::from_fn(|a| unsafe { src.offset(a as isize * sq + b as isize * sp).read() });
+                let line: [T; B] = std::array::from_fn(|a| {
+                    // SAFETY: the caller's contract: element `b` of every run is readable.
+                    unsafe { src.offset(a as isize * sq + b as isize * sp).read() }
+                });
                 // SAFETY: the caller's contract: output row `b` holds `B` writable elements.
                 unsafe { stream_line::<T, B>(row_at(b), &line) }
             }
