@@ -327,6 +327,10 @@ macro_rules! impl_op_traits {
                 self.allocation_pool().recycle_tensor(tensor)
             }
 
+            fn empty(&self, dtype: DType, shape: &[usize]) -> Result<Tensor> {
+                self.run("empty", 0, |ctx, _| structural::empty(ctx, dtype, shape))
+            }
+
             fn download(&self, tensor: Tensor) -> Result<Tensor> {
                 Ok(tensor)
             }

@@ -161,3 +161,37 @@ fn dropped_results_return_to_the_pool_and_may_outlive_the_backend() {
     assert_eq!(kept.as_typed::<f64>().unwrap().data()[n - 1], 1.5 * (n - 1) as f64);
     drop(kept);
 }
+
+#[test]
+fn empty_gives_every_dtype_and_shape_and_reuses_the_pools_pages() {
+    let b = CpuBackend::with_threads(1).unwrap();
+    b.reset_buffer_pool();
+    for dtype in DType::ALL {
+        for shape in [&[][..], &[0, 3][..], &[3, 5, 7][..]] {
+            let t = b.empty(dtype, shape).unwrap();
+            assert_eq!((t.dtype(), t.shape()), (dtype, shape));
+        }
+    }
+    // A large buffer comes from the pool and, dropped, goes back to it: the next
+    // request of that size is served from it (a hit), not from fresh pages.
+    let n = 1 << 18;
+    let first = b.empty(DType::F64, &[n]).unwrap();
+    let misses = b.buffer_pool_stats().misses;
+    drop(first);
+    assert!(b.buffer_pool_stats().returned_on_drop >= 1);
+    let hits = b.buffer_pool_stats().hits;
+    let mut again = b.empty(DType::F64, &[n]).unwrap().into_typed::<f64>().unwrap();
+    let stats = b.buffer_pool_stats();
+    assert_eq!((stats.hits, stats.misses), (hits + 1, misses));
+    // Its contents are the caller's to write; once written they read back.
+    again.data_mut().iter_mut().enumerate().for_each(|(i, x)| *x = i as f64);
+    assert!(again.data().iter().enumerate().all(|(i, &x)| x == i as f64));
+}
+
+#[test]
+fn empty_refuses_a_shape_whose_size_overflows() {
+    let b = CpuBackend::with_threads(1).unwrap();
+    let e = b.empty(DType::F32, &[usize::MAX, 2]).unwrap_err();
+    assert_eq!(e.op(), "empty");
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
+}

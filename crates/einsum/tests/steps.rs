@@ -237,6 +237,9 @@ impl BufferOps for Logged {
     fn upload(&self, tensor: Tensor) -> Result<Tensor> {
         self.inner.upload(tensor)
     }
+    fn empty(&self, dtype: strata_tensor::DType, shape: &[usize]) -> Result<Tensor> {
+        self.inner.empty(dtype, shape)
+    }
 }
 
 /// The ops `spec` runs on operands of `shapes` (f64, row-major), with its result checked

@@ -31,7 +31,8 @@ pub(crate) const SMALL_OUTPUT_BYTES: usize = 4096;
 
 /// Allocates a row-major output of `shape` and lets `write` fill it. `write` must
 /// overwrite every element: the buffer's prior contents are unspecified (valid values,
-/// but possibly stale ones from an earlier loan of the pool).
+/// but possibly stale ones from an earlier loan of the pool). The one exception is
+/// `structural::empty`, which hands such a buffer to a caller who overwrites it.
 pub(crate) fn fill_output<T: Scalar>(
     ctx: &KernelContext<'_>,
     op: &'static str,

@@ -212,6 +212,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let t0 = Instant::now();
             let (c, r) = ctx.dot_general_with(&a, &b, config, &options)?;
             let mine = t0.elapsed().as_secs_f64();
+            if std::env::var_os("STRATA_MPI_TRACE").is_some() {
+                eprintln!(
+                    "rank {rank} rep {rep}: total {mine:.4} summa {:.4} compute {:.4} wait {:.4}",
+                    r.seconds, r.compute_seconds, r.wait_seconds
+                );
+            }
             let mut slowest = 0.0f64;
             ctx.world().all_reduce_into(&mine, &mut slowest, SystemOperation::max());
             dist.push(slowest);

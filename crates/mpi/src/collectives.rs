@@ -32,6 +32,9 @@ pub(crate) trait MpiScalar: Scalar {
     fn into_wire(values: Vec<Self>) -> Vec<Self::Wire>;
     /// Wire values back to a buffer (moved when the types are equal).
     fn from_wire(values: Vec<Self::Wire>) -> Vec<Self>;
+    /// A buffer as a mutable slice of wire values, where the types are equal (so MPI
+    /// can send from and receive into a tensor's own memory); `None` otherwise.
+    fn wire_mut(values: &mut [Self]) -> Option<&mut [Self::Wire]>;
 }
 
 macro_rules! wire_is_self {
@@ -52,6 +55,9 @@ macro_rules! wire_is_self {
             }
             fn from_wire(values: Vec<$t>) -> Vec<$t> {
                 values
+            }
+            fn wire_mut(values: &mut [$t]) -> Option<&mut [$t]> {
+                Some(values)
             }
         }
     )*};
@@ -74,6 +80,9 @@ impl MpiScalar for bool {
     }
     fn from_wire(values: Vec<i32>) -> Vec<bool> {
         values.into_iter().map(|w| w != 0).collect()
+    }
+    fn wire_mut(_: &mut [bool]) -> Option<&mut [i32]> {
+        None
     }
 }
 

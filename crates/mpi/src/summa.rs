@@ -11,7 +11,9 @@ use mpi::request::{LocalScope, Request};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use strata_backend::CpuBackend;
 use strata_tensor::config::DotGeneralConfig;
-use strata_tensor::{Error, ErrorKind, Result, Tensor, TensorWrite, TypedTensor, c64, dispatch_dtype};
+use strata_tensor::{
+    BufferOps, Error, ErrorKind, Result, Scalar, Tensor, TensorWrite, TypedTensor, c64, dispatch_dtype,
+};
 
 use crate::agree::{Signature, agree};
 use crate::collectives::{MpiScalar, check_count, dtype_code, shape_words};
@@ -20,6 +22,16 @@ use crate::dist_tensor::DistTensor;
 use crate::summa_plan::{SummaOptions, SummaPlan, matmul_lower_bound_words};
 
 const OP: &str = "distributed_dot_general";
+
+/// Pieces a step's product is cut into (along the result's split M axis) while the next
+/// panels' broadcasts are pending, so each piece ends in an `MPI_Test` that moves them:
+/// Open MPI has no progress thread, and a broadcast left alone during the product
+/// happens in the wait after it.
+const PROGRESS_PIECES: usize = 4;
+
+/// Fewest rows of that axis in one piece: thinner pieces would cost the local GEMM more
+/// than the progress saves.
+const MIN_PIECE_ROWS: usize = 64;
 
 /// What one distributed `dot_general` did, on this rank.
 #[derive(Clone, Debug, PartialEq)]
@@ -187,12 +199,19 @@ fn dot_signature(lhs: &DistTensor, rhs: &DistTensor, config: &DotGeneralConfig, 
         .part("options", option_words, format!("{options:?}"), ErrorKind::InvalidArgument)
 }
 
-/// One step's panels on this rank: packed by their owners, zeroed buffers elsewhere.
-struct Panels<W> {
-    lhs: Vec<W>,
-    lhs_shape: Vec<usize>,
-    rhs: Vec<W>,
-    rhs_shape: Vec<usize>,
+/// One step's panels on this rank: packed by their owners, buffers to receive into
+/// elsewhere. All four come from the rank backend's pool and go back to it when the
+/// step's product drops them, so the steps of one product (and the products of a
+/// user's loop) reuse mapped pages instead of faulting fresh ones.
+struct Panels<T: Scalar> {
+    lhs: TypedTensor<T>,
+    rhs: TypedTensor<T>,
+}
+
+/// A panel's elements as MPI sees them (the tensor's own memory: every dtype SUMMA
+/// takes is its own wire type).
+fn wire<T: MpiScalar>(panel: &mut TypedTensor<T>) -> Result<&mut [T::Wire]> {
+    T::wire_mut(panel.data_mut()).ok_or_else(|| Error::internal(OP, "a panel dtype without a wire form of its own"))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -211,7 +230,8 @@ fn summa_typed<T: MpiScalar>(
     let me_col = row.rank() as usize;
     let rank = plan.grid.rank(&[me_row, me_col]);
     let out_shape = plan.out.local_shape(&plan.out_shape, rank)?;
-    let mut c = TypedTensor::<T>::zeros(&out_shape)?;
+    // The first step overwrites it (beta = 0), so its prior contents never matter.
+    let mut c = BufferOps::empty(backend, T::DTYPE, &out_shape)?.into_typed::<T>()?;
     let mut report = SummaReport {
         plan: plan.clone(),
         redistributed: false,
@@ -222,53 +242,86 @@ fn summa_typed<T: MpiScalar>(
         compute_seconds: 0.0,
         wait_seconds: 0.0,
     };
-    let step_product = |c: &mut TypedTensor<T>, lhs: Tensor, rhs: Tensor, first: bool, report: &mut SummaReport| {
+    // The result's axis that holds the lhs's split free axis: the product is cut along
+    // it when broadcasts are pending, so that they progress between the pieces.
+    let m_axes = plan.m_axis.and_then(|m| {
+        let free = (0..a.rank()).filter(|x| !config.lhs_batch.contains(x) && !config.lhs_contracting.contains(x));
+        free.into_iter().position(|x| x == m).map(|i| (m, config.lhs_batch.len() + i))
+    });
+    // `progress` runs between the pieces of the product (and once when it is not cut).
+    let step_product = |c: &mut TypedTensor<T>,
+                        lhs: Tensor,
+                        rhs: Tensor,
+                        first: bool,
+                        report: &mut SummaReport,
+                        progress: &mut dyn FnMut()|
+     -> Result<()> {
         let t0 = Instant::now();
         let beta = if first { c64::new(0.0, 0.0) } else { c64::new(1.0, 0.0) };
-        let r = strata_backend::ContractionOps::dot_general_into(
-            backend,
-            (&lhs).into(),
-            (&rhs).into(),
-            config,
-            options.conj_lhs,
-            options.conj_rhs,
-            c64::new(1.0, 0.0),
-            beta,
-            TensorWrite::from(&mut *c),
-        );
+        let one = c64::new(1.0, 0.0);
+        let (conj_lhs, conj_rhs) = (options.conj_lhs, options.conj_rhs);
+        let extent = m_axes.map_or(0, |(m, _)| lhs.shape()[m]);
+        let pieces = PROGRESS_PIECES.min(extent / MIN_PIECE_ROWS);
+        let r = match m_axes {
+            Some((m, out_m)) if pieces >= 2 => (0..pieces).try_for_each(|i| {
+                let (lo, hi) = (extent * i / pieces, extent * (i + 1) / pieces);
+                let lhs_rows = lhs.view().slice_axis(m, lo, hi, 1)?;
+                let out_rows = c.view_mut().slice_axis(out_m, lo, hi, 1)?;
+                let r = strata_backend::ContractionOps::dot_general_into(
+                    backend,
+                    lhs_rows.into(),
+                    (&rhs).into(),
+                    config,
+                    conj_lhs,
+                    conj_rhs,
+                    one,
+                    beta,
+                    out_rows.into(),
+                );
+                progress();
+                r
+            }),
+            _ => {
+                progress();
+                strata_backend::ContractionOps::dot_general_into(
+                    backend,
+                    (&lhs).into(),
+                    (&rhs).into(),
+                    config,
+                    conj_lhs,
+                    conj_rhs,
+                    one,
+                    beta,
+                    TensorWrite::from(&mut *c),
+                )
+            }
+        };
         report.compute_seconds += t0.elapsed().as_secs_f64();
         r
     };
 
     let Some((lhs_axis, rhs_axis)) = plan.k_axes else {
         // No contracted axis: every rank already holds its rows and columns whole.
-        step_product(&mut c, a.clone(), b.clone(), true, &mut report)?;
+        step_product(&mut c, a.clone(), b.clone(), true, &mut report, &mut || ())?;
         report.seconds = start.elapsed().as_secs_f64();
         return Ok((T::into_tensor(c), report));
     };
 
     let (rows, cols) = (plan.grid.dims()[0], plan.grid.dims()[1]);
-    // The step's panels: the owner's slice of its block, a zeroed buffer elsewhere.
-    let panels = |t: usize| -> Result<Panels<T::Wire>> {
+    // The step's panels: the owner's slice of its block, a buffer to receive into elsewhere.
+    let panels = |t: usize| -> Result<Panels<T>> {
         let step = plan.panel_of(t).ok_or_else(|| Error::internal(OP, "a step without a panel"))?;
         let (lhs_shape, rhs_shape) = plan.panel_shapes(rank, t)?;
-        let cut = |x: &Tensor, axis: usize, from: usize| -> Result<Vec<T::Wire>> {
+        let cut = |x: &Tensor, axis: usize, from: usize| -> Result<TypedTensor<T>> {
             let view = x.view().slice_axis(axis, from, from + step.width, 1)?;
-            Ok(T::into_wire(backend.to_contiguous(view)?.into_typed::<T>()?.into_vec()))
+            backend.to_contiguous(view)?.into_typed::<T>()
         };
-        let lhs = if step.owner_col == me_col {
-            cut(a, lhs_axis, step.lhs_local)?
-        } else {
-            vec![T::Wire::default(); lhs_shape.iter().product()]
-        };
-        let rhs = if step.owner_row == me_row {
-            cut(b, rhs_axis, step.rhs_local)?
-        } else {
-            vec![T::Wire::default(); rhs_shape.iter().product()]
-        };
-        Ok(Panels { lhs, lhs_shape, rhs, rhs_shape })
+        let receive = |shape: &[usize]| BufferOps::empty(backend, T::DTYPE, shape)?.into_typed::<T>();
+        let lhs = if step.owner_col == me_col { cut(a, lhs_axis, step.lhs_local)? } else { receive(&lhs_shape)? };
+        let rhs = if step.owner_row == me_row { cut(b, rhs_axis, step.rhs_local)? } else { receive(&rhs_shape)? };
+        Ok(Panels { lhs, rhs })
     };
-    let received = |t: usize, p: &Panels<T::Wire>| -> u64 {
+    let received = |t: usize, p: &Panels<T>| -> u64 {
         let Some(step) = plan.panel_of(t) else { return 0 };
         let l = if cols > 1 && step.owner_col != me_col { p.lhs.len() } else { 0 };
         let r = if rows > 1 && step.owner_row != me_row { p.rhs.len() } else { 0 };
@@ -277,38 +330,38 @@ fn summa_typed<T: MpiScalar>(
     let owners = |t: usize| plan.panel_of(t).map_or((0, 0), |s| (s.owner_col as i32, s.owner_row as i32));
 
     let steps = plan.steps();
-    let mut current = panels(0)?;
-    {
+    let mut current = Some(panels(0)?);
+    if let Some(current) = current.as_mut() {
         let t0 = Instant::now();
         let (oc, or) = owners(0);
         if cols > 1 {
-            row.process_at_rank(oc).broadcast_into(&mut current.lhs[..]);
+            row.process_at_rank(oc).broadcast_into(wire(&mut current.lhs)?);
         }
         if rows > 1 {
-            col.process_at_rank(or).broadcast_into(&mut current.rhs[..]);
+            col.process_at_rank(or).broadcast_into(wire(&mut current.rhs)?);
         }
         report.wait_seconds += t0.elapsed().as_secs_f64();
-        report.words_received += received(0, &current);
+        report.words_received += received(0, current);
     }
     for t in 0..steps {
         let mut next = if t + 1 < steps { Some(panels(t + 1)?) } else { None };
-        let lhs =
-            T::into_tensor(TypedTensor::from_vec(T::from_wire(std::mem::take(&mut current.lhs)), &current.lhs_shape)?);
-        let rhs =
-            T::into_tensor(TypedTensor::from_vec(T::from_wire(std::mem::take(&mut current.rhs)), &current.rhs_shape)?);
+        let Panels { lhs, rhs } = current.take().ok_or_else(|| Error::internal(OP, "a step without its panels"))?;
+        let (lhs, rhs) = (T::into_tensor(lhs), T::into_tensor(rhs));
         let outcome = match next.as_mut() {
             Some(next) if !options.no_overlap => mpi::request::scope(|scope| -> Result<()> {
                 let (oc, or) = owners(t + 1);
                 let mut pending: Vec<Request<'_, [T::Wire], &LocalScope<'_>>> = Vec::new();
                 if cols > 1 {
-                    pending.push(row.process_at_rank(oc).immediate_broadcast_into(scope, &mut next.lhs[..]));
+                    pending.push(row.process_at_rank(oc).immediate_broadcast_into(scope, wire(&mut next.lhs)?));
                 }
                 if rows > 1 {
-                    pending.push(col.process_at_rank(or).immediate_broadcast_into(scope, &mut next.rhs[..]));
+                    pending.push(col.process_at_rank(or).immediate_broadcast_into(scope, wire(&mut next.rhs)?));
                 }
-                // Give the broadcasts a push before the product holds the CPU.
-                pending = pending.into_iter().filter_map(|r| r.test().err()).collect();
-                let computed = step_product(&mut c, lhs, rhs, t == 0, &mut report);
+                // Without a progress thread a broadcast moves only inside MPI calls: test
+                // the pending ones before the product and between its pieces.
+                let mut push =
+                    || pending = std::mem::take(&mut pending).into_iter().filter_map(|r| r.test().err()).collect();
+                let computed = step_product(&mut c, lhs, rhs, t == 0, &mut report, &mut push);
                 let t0 = Instant::now();
                 for r in pending {
                     r.wait();
@@ -316,7 +369,7 @@ fn summa_typed<T: MpiScalar>(
                 report.wait_seconds += t0.elapsed().as_secs_f64();
                 computed
             }),
-            _ => step_product(&mut c, lhs, rhs, t == 0, &mut report),
+            _ => step_product(&mut c, lhs, rhs, t == 0, &mut report, &mut || ()),
         };
         outcome?;
         if let Some(mut next) = next {
@@ -324,15 +377,15 @@ fn summa_typed<T: MpiScalar>(
                 let t0 = Instant::now();
                 let (oc, or) = owners(t + 1);
                 if cols > 1 {
-                    row.process_at_rank(oc).broadcast_into(&mut next.lhs[..]);
+                    row.process_at_rank(oc).broadcast_into(wire(&mut next.lhs)?);
                 }
                 if rows > 1 {
-                    col.process_at_rank(or).broadcast_into(&mut next.rhs[..]);
+                    col.process_at_rank(or).broadcast_into(wire(&mut next.rhs)?);
                 }
                 report.wait_seconds += t0.elapsed().as_secs_f64();
             }
             report.words_received += received(t + 1, &next);
-            current = next;
+            current = Some(next);
         }
     }
     report.seconds = start.elapsed().as_secs_f64();

@@ -917,6 +917,22 @@ pub trait BufferOps {
     /// ```
     fn recycle(&self, tensor: Tensor);
 
+    /// A row-major tensor of `dtype` and `shape` for the caller to overwrite, from the
+    /// backend's pool where it keeps one (so a large buffer reuses mapped pages, and is
+    /// placed like the backend's outputs). Its elements are valid values of the dtype but
+    /// otherwise unspecified: zeros from fresh pages, or what an earlier output held.
+    /// Errors: a shape whose element count overflows, or memory the allocator refuses.
+    ///
+    /// ```
+    /// # use strata_backend::prelude::*;
+    /// # let backend = CpuBackend::new()?; let ops: &dyn BufferOps = &backend;
+    /// let mut t = ops.empty(DType::F64, &[2, 3])?.into_typed::<f64>()?;
+    /// t.data_mut().fill(1.5); // every element written before it is read
+    /// assert_eq!(t.data(), &[1.5; 6]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn empty(&self, dtype: DType, shape: &[usize]) -> Result<Tensor>;
+
     /// The tensor as host data.
     ///
     /// ```

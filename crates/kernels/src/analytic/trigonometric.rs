@@ -17,7 +17,7 @@
 //! the vector width or the position of an element in a slice; `sin(−0) = −0`.
 
 use super::exponential::ROUND_SHIFT;
-use super::{RealCore, horner, horner_f32, two_sum};
+use super::{RealCore, polynomial, two_sum};
 
 /// 2/π.
 const TWO_OVER_PI: f64 = f64::from_bits(0x3FE4_5F30_6DC9_C883);
@@ -76,7 +76,7 @@ fn reduce(x: f64) -> (f64, f64, u64) {
 #[inline(always)]
 fn sin_reduced(r: f64, r_lo: f64) -> f64 {
     let z = r * r;
-    let s = horner(z, &SIN_TERMS);
+    let s = polynomial(z, &SIN_TERMS);
     // sin r = r − r³/6 + ...: the odd series with its sign folded into the terms.
     r + (r_lo * (1.0 - 0.5 * z) - r * z * s)
 }
@@ -85,7 +85,7 @@ fn sin_reduced(r: f64, r_lo: f64) -> f64 {
 #[inline(always)]
 fn cos_reduced(r: f64, r_lo: f64) -> f64 {
     let z = r * r;
-    let c = horner(z, &COS_TERMS);
+    let c = polynomial(z, &COS_TERMS);
     let half_z = 0.5 * z;
     let w = 1.0 - half_z;
     let w_err = (1.0 - w) - half_z;
@@ -137,8 +137,8 @@ fn sin_cos_f32(x: f32) -> (f32, f32, u32) {
     let r = (-k).mul_add(PIO2_F32[1], r);
     let r = (-k).mul_add(PIO2_F32[2], r);
     let z = r * r;
-    let sin_r = (r * z).mul_add(horner_f32(z, &SIN_TERMS_F32), r);
-    let cos_r = (z * z).mul_add(horner_f32(z, &COS_TERMS_F32), (-0.5f32).mul_add(z, 1.0));
+    let sin_r = (r * z).mul_add(polynomial(z, &SIN_TERMS_F32), r);
+    let cos_r = (z * z).mul_add(polynomial(z, &COS_TERMS_F32), (-0.5f32).mul_add(z, 1.0));
     (sin_r, cos_r, quadrant)
 }
 

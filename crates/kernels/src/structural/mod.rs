@@ -31,8 +31,8 @@ pub use reshape::{broadcast_in_dim, reshape, reshape_view};
 pub use triangle::{tril, triu};
 
 use strata_tensor::{
-    Error, Result, Scalar, Tensor, TensorRead, TensorWrite, TypedTensor, TypedView, TypedViewMut, dispatch_dtype,
-    shape::check_permutation,
+    DType, Error, Result, Scalar, Tensor, TensorRead, TensorWrite, TypedTensor, TypedView, TypedViewMut,
+    dispatch_dtype, shape::check_permutation,
 };
 
 use crate::alloc::fill_output;
@@ -96,6 +96,15 @@ pub fn copy_into_slice<T: Scalar>(ctx: &KernelContext<'_>, view: &TypedView<'_, 
 /// Copies any input into a new row-major tensor of the same dtype and shape.
 pub fn to_contiguous(ctx: &KernelContext<'_>, x: TensorRead<'_>) -> Result<Tensor> {
     dispatch_dtype!(x.dtype(), T => to_contiguous_typed(ctx, &x.typed_view::<T>()?).map(Tensor::from))
+}
+
+/// A row-major tensor of `dtype` and `shape` from the context's buffer pool (or the
+/// allocator), for the caller to overwrite: its elements are valid values of the dtype
+/// but otherwise unspecified (zeros from fresh pages, or what an earlier output of the
+/// pool held). Saves the fill pass of a zeroed tensor where every element is written
+/// next, and reuses mapped pages where a zeroed `Vec` would fault fresh ones.
+pub fn empty(ctx: &KernelContext<'_>, dtype: DType, shape: &[usize]) -> Result<Tensor> {
+    dispatch_dtype!(dtype, T => fill_output::<T>(ctx, "empty", shape, |_| ()).map(Tensor::from))
 }
 
 /// `transpose`: axis `k` of the result is axis `perm[k]` of `x`, in a new row-major

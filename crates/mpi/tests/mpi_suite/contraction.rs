@@ -130,6 +130,21 @@ fn grids_and_options(ctx: &MpiContext) -> Result<(), String> {
             }
         }
     }
+    // Local blocks tall enough that each step's product is cut into pieces along the split
+    // M axis (the pending broadcasts are tested between them): M the first free axis, and
+    // M the second one (each piece then writes a strided slice of the result).
+    let tall = [
+        (vec![600, 3, 4], vec![4, 3, 5], cfg(&[], &[], &[2, 1], &[0, 1])),
+        (vec![3, 600, 4], vec![4, 2, 3], cfg(&[], &[], &[2], &[0])),
+    ];
+    for (ls, rs, config) in &tall {
+        for no_overlap in [false, true] {
+            let options = SummaOptions { panel: Some(1), no_overlap, ..Default::default() };
+            check_one::<f64>(ctx, (ls, rs, config), &options, None, 750)?;
+        }
+        let options = SummaOptions { panel: Some(2), conj_lhs: true, ..Default::default() };
+        check_one::<strata_tensor::c64>(ctx, (ls, rs, config), &options, None, 760)?;
+    }
     for conj in [(true, false), (false, true), (true, true)] {
         let options = SummaOptions { conj_lhs: conj.0, conj_rhs: conj.1, panel: Some(2), ..Default::default() };
         check_one::<strata_tensor::c64>(ctx, (&ls, &rs, &config), &options, None, 800)?;
