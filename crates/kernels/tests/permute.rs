@@ -215,3 +215,69 @@ fn copy_into_slice_checks_length_and_writes_nothing_on_error() {
     assert_eq!(e.kind(), ErrorKind::ShapeMismatch);
     assert_eq!(out, [9.0; 5]);
 }
+
+/// The permutation of `v` by `perm` from its strides and offset, with an odometer over the
+/// output (the index-vector reference above is too slow for outputs of many MiB).
+fn odometer_permute<T: Scalar>(v: &TypedView<'_, T>, perm: &[usize]) -> Vec<T> {
+    let dims: Vec<usize> = perm.iter().map(|&p| v.shape()[p]).collect();
+    let strides: Vec<isize> = perm.iter().map(|&p| v.strides()[p]).collect();
+    let len: usize = dims.iter().product();
+    let mut idx = vec![0usize; dims.len()];
+    let mut off = v.offset() as isize;
+    let mut out = Vec::with_capacity(len);
+    for _ in 0..len {
+        out.push(v.buffer()[off as usize]);
+        for k in (0..dims.len()).rev() {
+            idx[k] += 1;
+            off += strides[k];
+            if idx[k] < dims[k] {
+                break;
+            }
+            off -= dims[k] as isize * strides[k];
+            idx[k] = 0;
+        }
+    }
+    out
+}
+
+/// Outputs of at least 16 MiB, whose whole tiles stream their line-aligned rows past the
+/// caches: every dtype width whose tile rows are one line (4-, 8- and 16-byte elements),
+/// destinations at several line phases (so that some rows are not line-aligned and are
+/// stored plainly), reversed axes and a stepped one (non-contiguous source runs take the
+/// element tiles), at 1, 2 and 3 workers; the bytes around the destination untouched.
+fn check_streamed<T: Scalar>(shape: &[usize], perm: &[usize], value: impl Fn(usize) -> T, fill: T) {
+    let len: usize = shape.iter().product();
+    let last = shape.len() - 1;
+    let base = TypedTensor::from_vec((0..len).map(&value).collect(), shape).unwrap();
+    // Twice as long along the last axis, taken with step 2: the same logical shape.
+    let mut wide = shape.to_vec();
+    wide[last] *= 2;
+    let wide = TypedTensor::from_vec((0..2 * len).map(&value).collect(), &wide).unwrap();
+    let views = [
+        base.view(),
+        base.view().reverse_axis(0).unwrap().reverse_axis(last).unwrap(),
+        wide.view().slice_axis(last, 1, 2 * shape[last], 2).unwrap(),
+    ];
+    for view in views {
+        let expect = odometer_permute(&view, perm);
+        let permuted = view.clone().permute(perm).unwrap();
+        for (phase, budget) in [(0, 2), (3, 1), (1, 3)] {
+            let mut dest = vec![fill; len + 16];
+            structural::copy_into_slice(&ctx(budget), &permuted, &mut dest[phase..phase + len]).unwrap();
+            assert!(dest[..phase].iter().chain(&dest[phase + len..]).all(|d| *d == fill), "{shape:?} {phase}");
+            assert!(
+                dest[phase..phase + len] == expect[..],
+                "shape {shape:?} perm {perm:?} strides {:?} phase {phase} budget {budget}",
+                view.strides()
+            );
+        }
+    }
+}
+
+#[test]
+fn permutations_past_the_streaming_size_match_the_reference() {
+    check_streamed(&[64, 64, 32, 16], &[3, 2, 1, 0], |i| i as f64, -1.0);
+    check_streamed(&[16, 96, 48, 64], &[2, 3, 0, 1], |i| i as f32, -1.0);
+    check_streamed(&[48, 40, 560], &[2, 1, 0], |i| c64::new(i as f64, -(i as f64)), c64::new(0.5, 0.5));
+    check_streamed(&[2048, 1040], &[1, 0], |i| i as i64, -1);
+}

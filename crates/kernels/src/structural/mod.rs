@@ -21,6 +21,7 @@ mod permute;
 #[cfg(target_arch = "x86_64")]
 mod register_tile;
 mod reshape;
+mod stream_store;
 mod tile_walk;
 mod triangle;
 

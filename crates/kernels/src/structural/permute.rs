@@ -18,6 +18,7 @@ use strata_tensor::{Scalar, TypedView};
 use super::output_rows::{RowSink, SharedRows};
 #[cfg(target_arch = "x86_64")]
 use super::register_tile::{RegisterTileWork, RegisterTiles};
+use super::stream_store::{fence, streams_output};
 use super::tile_walk::{ElementTiles, TileGeometry, permute_tiles, tile_side, tiled_axes};
 use crate::par::Parallelism;
 use crate::strided::{GRAIN, StridedPlan, par_chunks_mut};
@@ -81,8 +82,9 @@ impl<T: Scalar> Permutation<'_, T> {
         let len = out.len();
         let budget = par.budget().max(1);
         let side = tile_side::<T>();
+        let stream = streams_output(std::mem::size_of_val(out));
         if budget == 1 || len < 2 * GRAIN {
-            return self.copy_piece(0, 0..self.dims[0], out, 0);
+            return self.copy_piece(0, 0..self.dims[0], out, 0, stream);
         }
         let row = self.out_strides[0];
         let (run, outermost_untiled) = tiled_axes(self.dims, self.strides, side);
@@ -97,7 +99,7 @@ impl<T: Scalar> Permutation<'_, T> {
             };
             return par_chunks_mut(par, out, GRAIN, align, |start, chunk| {
                 let first = start / row;
-                self.copy_piece(0, first..first + chunk.len() / row, chunk, 0);
+                self.copy_piece(0, first..first + chunk.len() / row, chunk, 0, stream);
             });
         }
         // Axis 0 is part of the source's contiguous runs: split an axis the tiles do not
@@ -119,22 +121,34 @@ impl<T: Scalar> Permutation<'_, T> {
             // lies in its own `range`, and the ranges of different pieces are disjoint:
             // no two writers ever reach the same element.
             let mut rows = unsafe { shared.piece() };
-            self.copy_piece(axis, range, &mut rows, dst);
+            self.copy_piece(axis, range, &mut rows, dst, stream);
         });
     }
 
     /// Copies the piece whose index along `axis` lies in `range` into `out`, at output
     /// offset `dst` (output offsets of the whole permutation, less the piece's start when
-    /// `out` is the piece's own slice).
-    fn copy_piece<S: RowSink<T> + ?Sized>(&self, axis: usize, range: std::ops::Range<usize>, out: &mut S, dst: usize) {
+    /// `out` is the piece's own slice); with `stream`, whole tiles stream their rows.
+    fn copy_piece<S: RowSink<T> + ?Sized>(
+        &self,
+        axis: usize,
+        range: std::ops::Range<usize>,
+        out: &mut S,
+        dst: usize,
+        stream: bool,
+    ) {
         let mut dims = self.dims.to_vec();
         dims[axis] = range.len();
         let offset = self.offset + range.start as isize * self.strides[axis];
         let geometry = TileGeometry::new(&dims, self.strides, self.out_strides, tile_side::<T>());
         match tile_side::<T>() {
-            16 => permute_with_best_tiles::<T, 16, S>(self.buf, &geometry, offset, dst, out),
-            8 => permute_with_best_tiles::<T, 8, S>(self.buf, &geometry, offset, dst, out),
-            _ => permute_with_best_tiles::<T, 4, S>(self.buf, &geometry, offset, dst, out),
+            16 => permute_with_best_tiles::<T, 16, S>(self.buf, &geometry, offset, dst, out, stream),
+            8 => permute_with_best_tiles::<T, 8, S>(self.buf, &geometry, offset, dst, out, stream),
+            _ => permute_with_best_tiles::<T, 4, S>(self.buf, &geometry, offset, dst, out, stream),
+        }
+        if stream {
+            // The streamed rows are weakly ordered: order them before the piece's end
+            // becomes visible to whoever waits for it.
+            fence();
         }
     }
 }
@@ -155,21 +169,23 @@ fn copy_run<T: Copy>(dst: &mut [T], buf: &[T], off: isize, stride: isize) {
 }
 
 /// Copies the tiles through vector registers when the CPU can and the source runs are
-/// contiguous, element by element otherwise.
+/// contiguous, element by element otherwise; with `stream`, whole tiles stream their
+/// output rows (the caller fences).
 fn permute_with_best_tiles<T: Scalar, const B: usize, S: RowSink<T> + ?Sized>(
     buf: &[T],
     g: &TileGeometry,
     offset: isize,
     dst: usize,
     out: &mut S,
+    stream: bool,
 ) {
     #[cfg(target_arch = "x86_64")]
     if g.contiguous_runs()
-        && let Some(tiles) = RegisterTiles::detect::<T, B>()
+        && let Some(tiles) = RegisterTiles::detect::<T, B>(stream)
     {
         return tiles.run(TileWalk::<T, B, S> { buf, geometry: g, offset, dst, out });
     }
-    permute_tiles::<T, B, _, S>(ElementTiles, buf, g, offset, dst, out)
+    permute_tiles::<T, B, _, S>(ElementTiles { stream }, buf, g, offset, dst, out)
 }
 
 /// One permutation piece's tile walk, handed to [`RegisterTiles::run`].

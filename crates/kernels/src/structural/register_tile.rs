@@ -8,22 +8,29 @@
 //! scalar moves; here it is 2 × side vector moves and side × log2(side) permutes
 //! (measured on the same case with the data in L2: 1.7× the element copy's throughput).
 //!
-//! This is the only place the permutation kernel touches vector intrinsics; the tile
-//! walk in `permute.rs` is shared with the portable copy.
+//! Whole tiles of a large output stream their rows past the caches (`stream_store.rs`):
+//! each row is one aligned line, written by one streaming store.
+//!
+//! This and `stream_store.rs` are the only places the permutation kernel touches vector
+//! intrinsics; the tile walk in `permute.rs` is shared with the portable copy.
 
 use strata_tensor::Scalar;
 
 use super::output_rows::RowSink;
+use super::stream_store::LINE;
 use super::tile_walk::TileCopy;
 use std::arch::x86_64::{
     __m512i, _mm512_loadu_si512, _mm512_mask_storeu_epi32, _mm512_maskz_loadu_epi32, _mm512_permutex2var_epi32,
-    _mm512_setzero_si512, _mm512_storeu_si512,
+    _mm512_setzero_si512, _mm512_storeu_si512, _mm512_stream_si512,
 };
 
 /// Proof that the running CPU has AVX-512F: the only way to copy tiles through
-/// [`RegisterTiles::copy`] is to obtain one from [`RegisterTiles::detect`].
+/// [`RegisterTiles::copy`] is to obtain one from [`RegisterTiles::detect`]. With `stream`,
+/// whole tiles stream their line-aligned output rows.
 #[derive(Clone, Copy)]
-pub(super) struct RegisterTiles(());
+pub(super) struct RegisterTiles {
+    stream: bool,
+}
 
 /// Work that copies tiles with [`RegisterTiles`]; [`RegisterTiles::run`] runs it in code
 /// compiled for AVX-512F, so the tile copies inline into its loops.
@@ -34,11 +41,12 @@ pub(super) trait RegisterTileWork {
 
 impl RegisterTiles {
     /// The register tile copier, when the CPU has AVX-512F and `T`'s tile rows
-    /// (`B` elements) are exactly one 512-bit register of 4-byte multiples.
-    pub(super) fn detect<T, const B: usize>() -> Option<Self> {
+    /// (`B` elements) are exactly one 512-bit register of 4-byte multiples; `stream`
+    /// chooses streaming stores for whole tiles.
+    pub(super) fn detect<T, const B: usize>(stream: bool) -> Option<Self> {
         let size = std::mem::size_of::<T>();
         let fits = B * size == 64 && size.is_multiple_of(4);
-        (fits && std::arch::is_x86_feature_detected!("avx512f")).then_some(RegisterTiles(()))
+        (fits && std::arch::is_x86_feature_detected!("avx512f")).then_some(RegisterTiles { stream })
     }
 
     /// Runs `work` in a function compiled with AVX-512F enabled.
@@ -51,6 +59,11 @@ impl RegisterTiles {
 }
 
 impl TileCopy for RegisterTiles {
+    #[inline(always)]
+    fn streams(self) -> bool {
+        self.stream
+    }
+
     /// Copies one tile of at most `B × B` elements: run `a < cols` is
     /// `buf[src + a * sq..][..rows]`, and output row `b < rows` is
     /// `out.row(row_at(b), cols)`, holding element `b` of every run in run order. Only
@@ -96,11 +109,17 @@ impl TileCopy for RegisterTiles {
         debug_assert!(sp == 1);
         // SAFETY: `self` exists only when the CPU reports AVX-512F; the caller's contract
         // makes each run `src + a * sq` 64 readable bytes (B contiguous elements of 64
-        // bytes in all, as `detect` checked) and each output row 64 writable ones.
+        // bytes in all, as `detect` checked) and each output row 64 writable ones. A row
+        // is streamed only when it starts a line, the alignment the streaming store needs.
         unsafe {
             let regs: [__m512i; B] = std::array::from_fn(|a| _mm512_loadu_si512(src.offset(a as isize * sq).cast()));
             for (b, reg) in transpose_registers::<T, B>(regs).into_iter().enumerate() {
-                _mm512_storeu_si512(row_at(b).cast(), reg);
+                let row = row_at(b);
+                if self.stream && (row as usize).is_multiple_of(LINE) {
+                    _mm512_stream_si512(row.cast(), reg);
+                } else {
+                    _mm512_storeu_si512(row.cast(), reg);
+                }
             }
         }
     }
@@ -213,7 +232,7 @@ mod tests {
     /// Register tiles of every cut against the definition, for every width: the output
     /// holds the transpose where the tile lies and is untouched elsewhere.
     fn check<T: Scalar, const B: usize>(make: impl Fn(usize) -> T) {
-        let Some(tiles) = RegisterTiles::detect::<T, B>() else { return };
+        let Some(tiles) = RegisterTiles::detect::<T, B>(false) else { return };
         let untouched = make(usize::MAX / 2);
         for rows in 1..=B {
             for cols in 1..=B {
@@ -241,8 +260,8 @@ mod tests {
 
     #[test]
     fn register_tiles_refuse_rows_that_are_not_one_register() {
-        assert!(RegisterTiles::detect::<u8, 64>().is_none());
-        assert!(RegisterTiles::detect::<f64, 4>().is_none());
-        assert!(RegisterTiles::detect::<[u8; 3], 16>().is_none());
+        assert!(RegisterTiles::detect::<u8, 64>(false).is_none());
+        assert!(RegisterTiles::detect::<f64, 4>(false).is_none());
+        assert!(RegisterTiles::detect::<[u8; 3], 16>(false).is_none());
     }
 }

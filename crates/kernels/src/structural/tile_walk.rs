@@ -12,6 +12,7 @@
 use strata_tensor::Scalar;
 
 use super::output_rows::RowSink;
+use super::stream_store::{rows_are_lines, stream_line};
 use crate::strided::prefetch::{prefetch_read, prefetch_write};
 
 /// Longest p-run spanning several axes (its output offsets are tabulated: 128 KiB).
@@ -193,6 +194,11 @@ fn tile_spans(n: usize, lead: usize, side: usize) -> Vec<(usize, usize)> {
 
 /// How one tile is copied.
 pub(super) trait TileCopy: Copy {
+    /// Whether whole tiles stream their output rows past the caches (`stream_store.rs`):
+    /// the walk then issues no write prefetches, which would fetch the very lines the
+    /// streaming stores avoid reading.
+    fn streams(self) -> bool;
+
     /// Copies the tile whose run `a < cols` starts at `buf[src + a * sq]` (elements
     /// `sp` apart) into output rows `b < rows`, which start at `row_at(b)` in `out`.
     #[allow(clippy::too_many_arguments)] // One tile's geometry, passed in registers.
@@ -226,11 +232,20 @@ pub(super) trait TileCopy: Copy {
     );
 }
 
-/// The portable tile copy, element by element.
+/// The portable tile copy, element by element; with `stream`, whole tiles gather each
+/// output row into a line and stream it (`stream_store.rs`) when a row is one line.
 #[derive(Clone, Copy)]
-pub(super) struct ElementTiles;
+pub(super) struct ElementTiles {
+    /// Whether whole tiles stream their output rows.
+    pub(super) stream: bool,
+}
 
 impl TileCopy for ElementTiles {
+    #[inline(always)]
+    fn streams(self) -> bool {
+        self.stream
+    }
+
     #[inline(always)]
     fn copy<T: Scalar, const B: usize, S: RowSink<T> + ?Sized>(
         self,
@@ -270,6 +285,17 @@ impl TileCopy for ElementTiles {
         [sp, sq]: [isize; 2],
         row_at: impl Fn(usize) -> *mut T,
     ) {
+        if self.stream && rows_are_lines::<T, B>() {
+            for b in 0..B {
+                let line: [T; B] = std::array::from_fn(|a| {
+                    // SAFETY: the caller's contract: element `b` of every run is readable.
+                    unsafe { src.offset(a as isize * sq + b as isize * sp).read() }
+                });
+                // SAFETY: the caller's contract: output row `b` holds `B` writable elements.
+                unsafe { stream_line::<T, B>(row_at(b), &line) }
+            }
+            return;
+        }
         for b in 0..B {
             let row = row_at(b);
             for a in 0..B {
@@ -349,6 +375,8 @@ struct TileHints<T> {
     i0: usize,
     np: usize,
     steps: [isize; 2],
+    /// Whether the output rows get write hints (not when they are streamed).
+    write: bool,
 }
 
 impl<T> TileHints<T> {
@@ -356,13 +384,15 @@ impl<T> TileHints<T> {
     /// `rows × cols` (constants on the whole-tile path, so the hints unroll).
     #[inline(always)]
     fn issue(&self, rows: usize, cols: usize, p_row: &impl Fn(usize) -> usize) {
-        let TileHints { ahead, src_ptr, dst_ptr, src, row_base, i0, np, steps: [sp, sq] } = *self;
+        let TileHints { ahead, src_ptr, dst_ptr, src, row_base, i0, np, steps: [sp, sq], write } = *self;
+        // Streamed rows get no write hints: those would read the lines streaming avoids.
+        let write_rows = if write { rows } else { 0 };
         match ahead {
             Ahead::AlongQ(k) => {
                 for a in 0..cols as isize {
                     prefetch_read(src_ptr.wrapping_offset(src + (k as isize + a) * sq));
                 }
-                for b in 0..rows {
+                for b in 0..write_rows {
                     prefetch_write(dst_ptr.wrapping_add(row_base + p_row(i0 + b) + k));
                 }
             }
@@ -370,7 +400,7 @@ impl<T> TileHints<T> {
                 for a in 0..cols as isize {
                     prefetch_read(src_ptr.wrapping_offset(src + src_delta + a * sq));
                 }
-                for b in 0..rows {
+                for b in 0..write_rows {
                     prefetch_write(dst_ptr.wrapping_add(row_base + p_row(i0 + b) + dst_delta));
                 }
             }
@@ -378,7 +408,7 @@ impl<T> TileHints<T> {
                 for a in 0..cols as isize {
                     prefetch_read(src_ptr.wrapping_offset(src + k as isize * sp + a * sq));
                 }
-                for b in 0..rows.min(np.saturating_sub(i0 + k)) {
+                for b in 0..write_rows.min(np.saturating_sub(i0 + k)) {
                     prefetch_write(dst_ptr.wrapping_add(row_base + p_row(i0 + k + b)));
                 }
             }
@@ -439,6 +469,7 @@ fn walk_tiles<T: Scalar, const B: usize, K: TileCopy, S: RowSink<T> + ?Sized, R:
     let ahead = prefetch_ahead::<T>(g, B);
     let (src_ptr, dst_ptr) = (buf.as_ptr(), out.base());
     let whole_tiles_unchecked = piece_in_bounds(g, offset, buf.len(), dst_offset, out.len());
+    let streams = tiles.streams();
     let outer_count: usize = g.outer.iter().map(|&k| g.dims[k]).product();
     let mut idx = vec![0usize; g.outer.len()];
     let (mut dst_base, mut src_base) = (dst_offset, offset);
@@ -448,7 +479,8 @@ fn walk_tiles<T: Scalar, const B: usize, K: TileCopy, S: RowSink<T> + ?Sized, R:
                 for &(i0, rows) in block {
                     let src = src_base + i0 as isize * sp + j0 as isize * sq;
                     let row_base = dst_base + j0;
-                    let hints = TileHints { ahead, src_ptr, dst_ptr, src, row_base, i0, np, steps: [sp, sq] };
+                    let hints =
+                        TileHints { ahead, src_ptr, dst_ptr, src, row_base, i0, np, steps: [sp, sq], write: !streams };
                     if whole_tiles_unchecked && rows == B && cols == B {
                         if prefetch {
                             hints.issue(B, B, &p_row);
@@ -504,13 +536,13 @@ mod tests {
             let strides = [1, c as isize, (b * c) as isize];
             let out_strides = [a * b, a, 1];
             let geometry = TileGeometry::new(&dims, &strides, &out_strides, B);
-            for phase in 0..3 {
+            for (phase, stream) in (0..3).flat_map(|p| [(p, false), (p, true)]) {
                 let mut out = vec![T::from(u16::MAX); len + 3];
-                permute_tiles::<T, B, _, [T]>(ElementTiles, &source, &geometry, 0, phase, &mut out[..]);
+                permute_tiles::<T, B, _, [T]>(ElementTiles { stream }, &source, &geometry, 0, phase, &mut out[..]);
                 for (i, j, k) in (0..a).flat_map(|i| (0..b).flat_map(move |j| (0..c).map(move |k| (i, j, k)))) {
                     assert!(
                         out[phase + (k * b + j) * a + i] == source[(i * b + j) * c + k],
-                        "{a}x{b}x{c} phase {phase}"
+                        "{a}x{b}x{c} phase {phase} stream {stream}"
                     );
                 }
                 assert!(out[..phase].iter().chain(&out[phase + len..]).all(|&o| o == T::from(u16::MAX)));
