@@ -86,7 +86,9 @@ impl Inputs {
         fusion.add_output(p);
         let rows: Vec<i64> = (0..4096).map(|i| (i * 7 % 1024) as i64).collect();
         Inputs {
-            small: f64_tensor(&[16 * 1024], 1),
+            // Under the facade's inline rule (2^20 elements touched) yet long enough that
+            // one call's work outweighs the caller's brief spin while a domain runs it.
+            small: f64_tensor(&[256 * 1024], 1),
             long_a: f64_tensor(&[1 << 20], 2),
             long_b: f64_tensor(&[1 << 20], 3),
             mat_a: f64_tensor(&[384, 384], 4),
